@@ -33,12 +33,17 @@ type Settling = Pick<PendingSettlement, 'nonce' | 'digest' | 'payer' | 'nonceExp
 
 export interface PendingSettlements {
   /**
-   * A settlement of the payment begins at `since`. Another payment under the nonce (signed again)
-   * takes its place; of the same payment, what was named is kept, and a settlement begun before and
-   * never answered stays unanswered.
+   * A settlement of the payment begins at `since`: true. Of the same payment, what was named is kept,
+   * and a settlement begun before and never answered stays unanswered. False, with nothing written,
+   * where another payment is remembered under the nonce (signed again, or by another buyer, in this
+   * process or another sharing the file): its settlement may have moved money or may yet, and it
+   * keeps the nonce until it is accepted or pruned.
    */
-  settlementBegins(payment: Settling & { since: number }): void;
-  /** The facilitator named the transaction it sent (left pending, or failed after sending): the settlement in flight is answered. */
+  settlementBegins(payment: Settling & { since: number }): boolean;
+  /**
+   * The facilitator named the transaction it sent (settled; left pending, or failed after sending):
+   * the settlement in flight is answered. Nothing is written over another payment's row.
+   */
   settlementNamed(payment: Settling & { transaction: string }): void;
   /**
    * The facilitator said the payment's authorization ran before it sent anything: the settlement in
@@ -130,20 +135,28 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
     const row = select.get(nonce) as Row | undefined;
     return row !== undefined && row.digest === digest ? row : null;
   };
+  /** Whether another payment than this one is remembered under its nonce. */
+  const anotherPayment = ({ nonce, digest }: Pick<Settling, 'nonce' | 'digest'>) => {
+    const row = select.get(nonce) as Row | undefined;
+    return row !== undefined && row.digest !== digest;
+  };
   const earliest = (a: number, b: number) => (a === 0 ? b : b === 0 ? a : Math.min(a, b));
   const write = (payment: Settling, named: string[], settlingSince: number, unansweredSince: number) =>
     upsert.run({ ...payment, latest: named.at(-1) ?? '', named: named.join(' '), settlingSince, unansweredSince });
 
   // Each is read and written in one immediate write: processes sharing the file take turns.
-  const begins = db.transaction((payment: Settling & { since: number }) => {
+  const begins = db.transaction((payment: Settling & { since: number }): boolean => {
+    if (anotherPayment(payment)) return false;
     const row = ofPayment(payment.nonce, payment.digest);
     // One begun before and never answered (the paywall stopped) stays in the search.
     const unanswered = row === null ? 0 : earliest(row.unansweredSince, row.settlingSince);
     // A settlement resumed without a verify knows no payer: the one remembered stays.
     const payer = payment.payer || (row?.payer ?? '');
     write({ ...payment, payer }, row === null ? [] : namedIn(row), payment.since, unanswered);
+    return true;
   });
   const named = db.transaction((payment: Settling & { transaction: string }) => {
+    if (anotherPayment(payment)) return;
     const row = ofPayment(payment.nonce, payment.digest);
     const sent = [...(row === null ? [] : namedIn(row)).filter((earlier) => earlier !== payment.transaction), payment.transaction];
     // The first is kept (sent first from one account, it runs first), and the latest.

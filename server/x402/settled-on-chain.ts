@@ -13,9 +13,10 @@ export interface PaidBefore {
    * The facilitator verified the payment and is about to settle it: remembered first, where the
    * chain can say where it ran without the facilitator's word, so that the payment is served once
    * though its paywall stopped before recording it, or its facilitator sent it and then answered no
-   * more (or failed without saying whether it sent).
+   * more (or failed without saying whether it sent). False, with nothing remembered, where another
+   * payment is remembered under its nonce: it must not be settled (pending-settlements.ts).
    */
-  settling(payer: string): void;
+  settling(payer: string): boolean;
   /** The facilitator named the transaction it sent without settling (left pending, or failed after sending): remembered with the payment. */
   named(transaction: string, payer: string): void;
   /** The facilitator said the payment's authorization ran before it sent anything (another's settlement ran it). */
@@ -298,11 +299,9 @@ export function paidBefore(
     nonceExpiresAt: payment.nonceExpiresAt,
   });
   return {
-    settling: (payer) => {
-      // By this host's clock (not a paywall's, which tests may set): the chain is reckoned from it.
-      // Remembered where the chain is not searched too: no other nonce takes it meanwhile.
-      store.settlementBegins({ ...kept(payer), since: Date.now() });
-    },
+    // By this host's clock (not a paywall's, which tests may set): the chain is reckoned from it.
+    // Remembered where the chain is not searched too: no other nonce takes it meanwhile.
+    settling: (payer) => store.settlementBegins({ ...kept(payer), since: Date.now() }),
     named: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction }),
     ranElsewhere: () => store.settlementRanElsewhere({ nonce: claim, digest: settling.digest }),
     async ranIn() {

@@ -104,8 +104,10 @@ export async function verifiedAndSettled(
   // Each settlement is remembered as it begins, and by what the facilitator answers of it
   // (settled-on-chain.ts): a stop between a settlement and its record, or an answer lost, must not
   // leave the buyer's money taken and the answer refused.
-  const settle = async () => {
-    onChain?.settling(payerOf());
+  const settle = async (): Promise<SettleResponse | null> => {
+    // Another payment remembered under its nonce (signed again, or by another buyer, perhaps in
+    // another process sharing the store): its money may move or have moved; this one's must not.
+    if (onChain !== null && !onChain.settling(payerOf())) return null;
     const result = await facilitator.settle(payload, requirements as PaymentRequirements).catch(settleFailure(requirements.network));
     // What it sent (pending, or a failure after its broadcast, which may still land), or that the
     // authorization ran before it sent anything; any other failure may have come after a send.
@@ -118,7 +120,10 @@ export async function verifiedAndSettled(
   // stays unused: the same payment presented again resumes it.
   const isPending = (result: SettleResponse) => !result.success && result.errorReason === SETTLEMENT_PENDING && Boolean(result.transaction);
   let settled = await settle();
-  if (isPending(settled)) settled = await settle();
+  if (settled !== null && isPending(settled)) settled = await settle();
+  if (settled === null) {
+    return refuse('receipt_already_used', 'another payment naming this nonce was settled, or is being settled: pay the fresh terms');
+  }
   if (isPending(settled)) {
     pending.settlements.add(presented, pending.until, pending.now);
     throw new Error(`the facilitator has not finished settling ${settled.transaction}`);

@@ -277,14 +277,14 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
   }
 
   /** Leaves the payment's settlement pending (503): the node mines nothing within the facilitator's wait; then mines it. */
-  async function settledAfterA503(headers: Record<string, string>, paywallUrl = api.url, meanwhile = () => {}) {
+  async function settledAfterA503(headers: Record<string, string>, paywallUrl = api.url, meanwhile: () => unknown = () => {}) {
     await node.setAutomine(false);
     evm.receiptWaitMs = 300;
     try {
       const pending = await fetch(`${paywallUrl}/data`, { headers });
       expect(pending.status).toBe(503);
       expect((await pending.json()).code).toBe('verifier_unavailable');
-      meanwhile();
+      await meanwhile();
       await node.mine(1);
     } finally {
       evm.receiptWaitMs = null;
@@ -898,6 +898,29 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
     } finally {
       await close(racing.server);
+    }
+  });
+
+  it('another payment under the nonce of one left pending (503), here or at a paywall sharing its store, moves no money; the first is served once', async () => {
+    const [first, second] = [await buyer(), await buyer()];
+    const before = { first: await usdc(first.address), second: await usdc(second.address), seller: await usdc(baseSeller), served };
+    const [a, b] = await paymentsUnderOneNonce(api.url, [first, second]);
+    // The same seller's second process: a paywall of its own (nothing in memory shared) over the store.
+    const beside = await paywallApi();
+    try {
+      await settledAfterA503(a!, api.url, async () => {
+        for (const url of [api.url, beside.url]) {
+          const other = await fetch(`${url}/data`, { headers: b });
+          expect([other.status, (await other.json()).code]).toEqual([402, 'receipt_already_used']);
+        }
+      });
+      expect((await fetch(`${api.url}/data`, { headers: a })).status).toBe(200);
+      expect(served).toBe(before.served + 1);
+      expect(await usdc(first.address)).toBe(before.first - micro('0.01'));
+      expect(await usdc(second.address)).toBe(before.second);
+      expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+    } finally {
+      await close(beside.server);
     }
   });
 

@@ -82,7 +82,7 @@ describe('pending settlements', () => {
     store.close();
   });
 
-  it('forgets a settlement answered as run elsewhere, changes nothing for another payment, and starts afresh for one signed again', () => {
+  it('forgets a settlement answered as run elsewhere, and changes nothing for another payment: none of its begins or names is kept', () => {
     const store = openPaywallStore(':memory:');
     store.settlementBegins({ ...payment, since: 1_000 });
     store.settlementRanElsewhere({ nonce: 'n1', digest: 'digest-other' });
@@ -92,9 +92,12 @@ describe('pending settlements', () => {
     store.settlementRanElsewhere({ nonce: 'n1', digest: 'digest-1' });
     expect(store.pendingSettlement('n1')).toEqual(remembered({}));
     store.settlementNamed({ ...payment, transaction: '0xsent' });
-    // Another payment under the nonce takes its place, with nothing of the first.
-    store.settlementBegins({ ...payment, digest: 'digest-2', since: 4_000 });
-    expect(store.pendingSettlement('n1')).toEqual(remembered({ digest: 'digest-2', unansweredSince: 4_000 }));
+    // Another payment under the nonce (signed again, or another buyer's, perhaps in another process
+    // sharing the file) does not begin: the first's money may move, and it keeps the nonce.
+    expect(store.settlementBegins({ ...payment, digest: 'digest-2', since: 4_000 })).toBe(false);
+    store.settlementNamed({ ...payment, digest: 'digest-2', transaction: '0xother' });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsent'] }));
+    expect(store.settlementBegins({ ...payment, since: 5_000 })).toBe(true);
     store.close();
   });
 

@@ -197,9 +197,8 @@ describe('a payment whose settlement the facilitator left pending', () => {
     settlingOf().named(waiting, PAYER);
     expect(await settlingOf().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
     // Where none other paid it (the first was dropped), the one still waiting answers: not mined yet.
-    store.settlementBegins({ nonce: 'memo-2', digest: 'x', payer: PAYER, nonceExpiresAt: 1_800_000, since: 1 });
     const other = () => paidBefore(store, pendingUnder('memo-2'), baseSettling(paying(), ROUTE, lookup, SENDERS))!;
-    other().settling(PAYER);
+    expect(other().settling(PAYER)).toBe(true);
     other().named(`0x${'00'.repeat(32)}`, PAYER);
     other().named(waiting, PAYER);
     await expect(other().ranIn()).rejects.toBe(notMined);
@@ -292,14 +291,16 @@ describe('a payment whose settlement the facilitator left pending', () => {
       expect(await paidBefore(store, pendingUnder(memo), baseSettling(payload, ROUTE, node, SENDERS))!.ranIn()).toBeNull();
     }
     expect(node.asked).toEqual([]);
-    // A later pending settlement under the nonce takes its place (signed again, sent again).
-    const again = paying({ nonce: `0x${'ef'.repeat(32)}` });
-    paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.named(LANDED, PAYER);
-    expect(await paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.ranIn()).toEqual({
+    // Another payment under the nonce (signed again) takes nothing of its place: its settlement does
+    // not begin, and what is named for it is not remembered; the first is still the one looked for.
+    const again = paidBefore(store, pendingUnder(), baseSettling(paying({ nonce: `0x${'ef'.repeat(32)}` }), ROUTE, node, SENDERS))!;
+    expect(again.settling(PAYER)).toBe(false);
+    again.named(LANDED, PAYER);
+    expect(await again.ranIn()).toBeNull();
+    expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toEqual({
       transaction: LANDED,
       payer: PAYER,
     });
-    expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toBeNull();
   });
 
   it('is its authorization however its signature is spelled: a contract wallet’s, wrapped anew by whoever read it, is the same payment', async () => {

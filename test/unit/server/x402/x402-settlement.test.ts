@@ -47,7 +47,7 @@ const onChainAt = (transaction: string | null) => {
   const asked: string[] = [];
   return {
     asked,
-    settling: () => void asked.push('settling'),
+    settling: () => (asked.push('settling'), true),
     named: (sent: string) => void asked.push(`named ${sent}`),
     ranElsewhere: () => void asked.push('ran elsewhere'),
     ranIn: async () => (asked.push('ran in'), transaction === null ? null : { transaction, payer: '0xpayer' }),
@@ -99,7 +99,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
     const asked: string[] = [];
     return {
       asked,
-      settling: (payer: string) => void asked.push(`settling, paid by ${payer}`),
+      settling: (payer: string) => (asked.push(`settling, paid by ${payer}`), true),
       named: (sent: string) => void asked.push(`named ${sent}`),
       ranElsewhere: () => void asked.push('ran elsewhere'),
       ranIn: async () => (asked.push('ran in'), transaction === null ? null : { transaction, payer: '0xpayer' as `0x${string}` }),
