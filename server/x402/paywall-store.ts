@@ -62,7 +62,8 @@ export function openPaywallStore(file: string): PaywallStore {
     ${acceptedPayments('IF NOT EXISTS accepted_payments')}
   `);
   keyedByAuthorization(db);
-  const { prune: prunePending, ...pendingSettlements } = pendingSettlementsIn(db);
+  const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
+  const { prune: prunePending, ...pendingSettlements } = pendingSettlementsIn(db, (nonce) => isNonceUsed.get(nonce) !== undefined);
   // Stored nonces were replaced by authenticated ones (nonces.ts); an older file's table is read
   // until its nonces expire, then dropped.
   const hasStoredNonces = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nonces'").get() !== undefined;
@@ -78,7 +79,6 @@ export function openPaywallStore(file: string): PaywallStore {
      WHERE NOT EXISTS (SELECT 1 FROM accepted_payments WHERE tx_signature = @txSignature AND (@authorization = '' OR authorization_nonce = ''))`,
   );
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
-  const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
   // Rows from before nonce_expires_at existed are kept two days from their acceptance.
   const prune = db.prepare('DELETE FROM accepted_payments WHERE COALESCE(nonce_expires_at, accepted_at + 86400000) < ?');
   const storedNonce = (nonce: string): NonceTerms | null => {

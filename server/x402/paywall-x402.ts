@@ -214,8 +214,9 @@ export function createPaywallX402(options: {
           onChain,
         );
         if (!settlement.ok) {
-          // The facilitator may have restarted with other keys, or stopped settling there: asked again.
-          (rail === 'sol' ? rails.feePayer : rails.baseSettled)!.refused();
+          // Refused by the facilitator, which may have restarted with other keys, or stopped settling
+          // there: asked again. (A refusal of the paywall's own, for the nonce, says nothing of it.)
+          if (settlement.code === 'payment_rejected') (rail === 'sol' ? rails.feePayer : rails.baseSettled)!.refused();
           return settlement;
         }
         const authorization = rail === 'base' ? await authorizationRan(base!, payload, settlement.settled.transaction) : null;

@@ -37,7 +37,8 @@ export interface PendingSettlements {
    * and a settlement begun before and never answered stays unanswered. False, with nothing written,
    * where another payment is remembered under the nonce (signed again, or by another buyer, in this
    * process or another sharing the file): its settlement may have moved money or may yet, and it
-   * keeps the nonce until it is accepted or pruned.
+   * keeps the nonce until it is accepted or pruned; and where a payment under the nonce was accepted
+   * (by another process sharing the file, since this one found the nonce unused).
    */
   settlementBegins(payment: Settling & { since: number }): boolean;
   /**
@@ -73,7 +74,11 @@ const MOST_NAMED = 8;
  * the settlement in flight (`settling_since`, 0 for none) and the earliest one before it never
  * answered (`unanswered_since`, 0 for none).
  */
-export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
+export function pendingSettlementsIn(
+  db: SqliteDatabase,
+  /** Whether a payment under the nonce was accepted (paywall-store.ts), read inside the same write. */
+  accepted: (nonce: string) => boolean,
+): PendingSettlements {
   db.exec(`CREATE TABLE IF NOT EXISTS pending_settlements (
       nonce TEXT PRIMARY KEY,
       authorization_digest TEXT NOT NULL,
@@ -146,7 +151,7 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
 
   // Each is read and written in one immediate write: processes sharing the file take turns.
   const begins = db.transaction((payment: Settling & { since: number }): boolean => {
-    if (anotherPayment(payment)) return false;
+    if (accepted(payment.nonce) || anotherPayment(payment)) return false;
     const row = ofPayment(payment.nonce, payment.digest);
     // One begun before and never answered (the paywall stopped) stays in the search.
     const unanswered = row === null ? 0 : earliest(row.unansweredSince, row.settlingSince);

@@ -924,6 +924,40 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     }
   });
 
+  it('a payment under a nonce another paywall sharing its store accepted while it was verified moves no money', async () => {
+    const [first, second] = [await buyer(), await buyer()];
+    const before = { second: await usdc(second.address), seller: await usdc(baseSeller), served };
+    const [a, b] = await paymentsUnderOneNonce(api.url, [first, second]);
+    // The seller's second process, whose facilitator verifies the second payment slowly: found
+    // unused as it is read, the nonce is paid by the first at the other paywall meanwhile.
+    let verified!: () => void;
+    const verifyWaits = new Promise<void>((resolve) => (verified = resolve));
+    let verifying!: () => void;
+    const inVerify = new Promise<void>((resolve) => (verifying = resolve));
+    const slow = await paywallApi({
+      ...facilitator,
+      verify: async (payload, requirements) => {
+        verifying();
+        await verifyWaits;
+        return facilitator.verify(payload, requirements);
+      },
+    });
+    try {
+      const late = fetch(`${slow.url}/data`, { headers: b });
+      await inVerify;
+      expect((await fetch(`${api.url}/data`, { headers: a })).status).toBe(200);
+      verified();
+      const answer = await late;
+      expect([answer.status, (await answer.json()).code]).toEqual([402, 'receipt_already_used']);
+      expect(served).toBe(before.served + 1);
+      expect(await usdc(second.address)).toBe(before.second);
+      expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+    } finally {
+      verified();
+      await close(slow.server);
+    }
+  });
+
   it('two payments naming one nonce at once: one is served and paid, the other refused before its money moves', async () => {
     const [first, second] = [await buyer(), await buyer()];
     const before = { first: await usdc(first.address), second: await usdc(second.address), seller: await usdc(baseSeller), served };
