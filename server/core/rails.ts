@@ -50,12 +50,3 @@ export function railWalletsOf(ctx: ContextWith<RailWalletStore>, wallet: string)
 /** The wallet (its Solana name) a recipient on a rail is, where it is one of this data dir's; else the address itself. */
 export const walletOfRecipient = (ctx: EngineContext, recipient: string, rail: Rail): string =>
   rail === 'sol' ? recipient : (ctx.store.walletOfRailAddress(rail, recipient) ?? recipient);
-
-/**
- * The entries on one rail first (the rail asked for, or the owner's preferred), the rest after, each
- * group in its own order; all in their order where the rail is null.
- */
-export const railFirst = <T extends { rail: Rail }>(entries: readonly T[], rail: Rail | null): T[] => [
-  ...entries.filter((entry) => entry.rail === rail),
-  ...entries.filter((entry) => entry.rail !== rail),
-];

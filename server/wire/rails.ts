@@ -34,3 +34,12 @@ export function isEvmAddress(text: string): boolean {
 
 /** The rail an address is on: an EVM address is a Base account, anything else a Solana wallet. */
 export const railOfAddress = (address: string): Rail => (EVM_ADDRESS.test(address) ? 'base' : 'sol');
+
+/**
+ * The entries on one rail first (the rail asked for, or the owner's preferred), the rest after, each
+ * group in its own order; all in their order where the rail is null.
+ */
+export const railFirst = <T extends { rail: Rail }>(entries: readonly T[], rail: Rail | null): T[] => [
+  ...entries.filter((entry) => entry.rail === rail),
+  ...entries.filter((entry) => entry.rail !== rail),
+];

@@ -7,7 +7,7 @@ import { CofferApiError } from '../client/client-error.js';
 import { approvedOrThrow, paymentWhenDecided } from '../client/held-payment.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import type { Payment } from '../wire/answers/payments.js';
-import { RAILS, type Rail } from '../wire/rails.js';
+import { RAILS, railFirst, type Rail } from '../wire/rails.js';
 import type { X402SignInBody } from '../wire/schemas.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
@@ -309,8 +309,11 @@ async function fundsOnEachRail(api: CofferClient, agent: PayingAgent, offered: P
     const free = read?.available?.[rail];
     return asked !== null && free != null && (tryParseUsdc(free) ?? -1n) >= asked;
   };
-  const order: Rail[] = read?.preferredRail === 'base' ? ['base', 'sol'] : ['sol', 'base'];
-  const chosen: Rail = order.find(covers) ?? 'sol';
+  const order = railFirst(
+    RAILS.map((rail) => ({ rail })),
+    read?.preferredRail ?? null,
+  );
+  const chosen: Rail = order.find(({ rail }) => covers(rail))?.rail ?? 'sol';
   return { chosen, base: read?.available?.base ?? null };
 }
 

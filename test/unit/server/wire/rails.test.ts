@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { railFirst } from '../../../../server/core/rails.js';
+import { railFirst } from '../../../../server/wire/rails.js';
 
 describe('railFirst', () => {
   const entries = [
