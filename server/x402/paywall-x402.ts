@@ -73,8 +73,8 @@ export interface PaywallBaseTerms extends X402BaseSeller {
   tokenNaming(): Promise<{ name: string; version: string }>;
   /** Whether the transaction ran this EIP-3009 authorization (its `AuthorizationUsed` log). */
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
-  /** Whether the transaction ran this authorization paying what it says. */
-  paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean>;
+  /** Whether the transaction ran this authorization paying what it says; `settled` where the facilitator said it settled there (a node that does not know it then throws). */
+  paidInTransaction(txHash: string, authorization: CarriedAuthorization, settled?: boolean): Promise<boolean>;
   /** The transaction that ran this authorization, sent no earlier than `since` (seconds), and its sender. */
   whereAuthorizationRan(authorization: CarriedAuthorization, since: bigint): Promise<{ transaction: Hash; sender: Address } | null>;
 }

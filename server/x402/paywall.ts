@@ -146,7 +146,7 @@ const baseTerms = (base: NonNullable<PaywallOptions['base']>): PaywallBaseTerms 
   recipient: base.recipient,
   tokenNaming: () => base.lookup.tokenNaming(),
   ranAuthorization: (txHash, from, nonce) => base.lookup.ranAuthorization(txHash, from, nonce),
-  paidInTransaction: (txHash, authorization) => base.lookup.paidInTransaction(txHash, authorization),
+  paidInTransaction: (txHash, authorization, settled) => base.lookup.paidInTransaction(txHash, authorization, settled),
   whereAuthorizationRan: (authorization, since) => base.lookup.whereAuthorizationRan(authorization, since),
 });
 

@@ -18,6 +18,11 @@ export interface PendingSettlement {
    * runs.
    */
   transactions: string[];
+  /**
+   * The transaction the facilitator answered the payment settled in, where it did: one the seller's
+   * node does not know yet is not known here yet (its node behind the facilitator's), never "not paid".
+   */
+  settledIn: string | null;
   payer: string;
   /**
    * The earliest beginning (ms) of a settlement of it the facilitator did not answer: the paywall
@@ -42,10 +47,11 @@ export interface PendingSettlements {
    */
   settlementBegins(payment: Settling & { since: number }): boolean;
   /**
-   * The facilitator named the transaction it sent (settled; left pending, or failed after sending):
-   * the settlement in flight is answered. Nothing is written over another payment's row.
+   * The facilitator named the transaction it sent (left pending, or failed after sending; or, with
+   * `succeeded`, answered that the payment settled in it): the settlement in flight is answered.
+   * Nothing is written over another payment's row.
    */
-  settlementNamed(payment: Settling & { transaction: string }): void;
+  settlementNamed(payment: Settling & { transaction: string; succeeded?: boolean }): void;
   /**
    * The facilitator said the payment's authorization ran before it sent anything: the settlement in
    * flight is answered, and ran nowhere of its doing (one begun before, never answered, may have).
@@ -95,6 +101,7 @@ export function pendingSettlementsIn(
       ['tx_signatures', "TEXT NOT NULL DEFAULT ''"],
       ['settling_since', 'INTEGER NOT NULL DEFAULT 0'],
       ['unanswered_since', 'INTEGER NOT NULL DEFAULT 0'],
+      ['settled_transaction', "TEXT NOT NULL DEFAULT ''"],
     ]) {
       if (!columns.includes(column!)) db.exec(`ALTER TABLE pending_settlements ADD COLUMN ${column} ${type}`);
     }
@@ -107,18 +114,21 @@ export function pendingSettlementsIn(
     payer: string;
     settlingSince: number;
     unansweredSince: number;
+    settledIn: string;
     nonceExpiresAt: number;
   };
   const select = db.prepare(
     `SELECT authorization_digest AS digest, tx_signature AS latest, tx_signatures AS named, payer, settling_since AS settlingSince,
-       unanswered_since AS unansweredSince, nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?`,
+       unanswered_since AS unansweredSince, settled_transaction AS settledIn, nonce_expires_at AS nonceExpiresAt
+     FROM pending_settlements WHERE nonce = ?`,
   );
   const upsert = db.prepare(
-    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, tx_signatures, payer, nonce_expires_at, settling_since, unanswered_since)
-     VALUES (@nonce, @digest, @latest, @named, @payer, @nonceExpiresAt, @settlingSince, @unansweredSince)
+    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, tx_signatures, payer, nonce_expires_at, settling_since,
+       unanswered_since, settled_transaction)
+     VALUES (@nonce, @digest, @latest, @named, @payer, @nonceExpiresAt, @settlingSince, @unansweredSince, @settledIn)
      ON CONFLICT (nonce) DO UPDATE SET authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature,
        tx_signatures = excluded.tx_signatures, payer = excluded.payer, settling_since = excluded.settling_since,
-       unanswered_since = excluded.unanswered_since`,
+       unanswered_since = excluded.unanswered_since, settled_transaction = excluded.settled_transaction`,
   );
   const prune = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
   const forget = db.prepare('DELETE FROM pending_settlements WHERE nonce = ?');
@@ -146,8 +156,8 @@ export function pendingSettlementsIn(
     return row !== undefined && row.digest !== digest;
   };
   const earliest = (a: number, b: number) => (a === 0 ? b : b === 0 ? a : Math.min(a, b));
-  const write = (payment: Settling, named: string[], settlingSince: number, unansweredSince: number) =>
-    upsert.run({ ...payment, latest: named.at(-1) ?? '', named: named.join(' '), settlingSince, unansweredSince });
+  const write = (payment: Settling, named: string[], settlingSince: number, unansweredSince: number, settledIn: string) =>
+    upsert.run({ ...payment, latest: named.at(-1) ?? '', named: named.join(' '), settlingSince, unansweredSince, settledIn });
 
   // Each is read and written in one immediate write: processes sharing the file take turns.
   const begins = db.transaction((payment: Settling & { since: number }): boolean => {
@@ -157,20 +167,22 @@ export function pendingSettlementsIn(
     const unanswered = row === null ? 0 : earliest(row.unansweredSince, row.settlingSince);
     // A settlement resumed without a verify knows no payer: the one remembered stays.
     const payer = payment.payer || (row?.payer ?? '');
-    write({ ...payment, payer }, row === null ? [] : namedIn(row), payment.since, unanswered);
+    write({ ...payment, payer }, row === null ? [] : namedIn(row), payment.since, unanswered, row?.settledIn ?? '');
     return true;
   });
-  const named = db.transaction((payment: Settling & { transaction: string }) => {
+  const named = db.transaction(({ succeeded = false, ...payment }: Settling & { transaction: string; succeeded?: boolean }) => {
     if (anotherPayment(payment)) return;
     const row = ofPayment(payment.nonce, payment.digest);
     const sent = [...(row === null ? [] : namedIn(row)).filter((earlier) => earlier !== payment.transaction), payment.transaction];
     // The first is kept (sent first from one account, it runs first), and the latest.
     const kept = sent.length > MOST_NAMED ? [sent[0]!, ...sent.slice(1 - MOST_NAMED)] : sent;
-    write({ ...payment, payer: payment.payer || (row?.payer ?? '') }, kept, 0, row?.unansweredSince ?? 0);
+    // The transaction it said settled stays said: a later try's answer does not unsay it.
+    const settledIn = succeeded ? payment.transaction : (row?.settledIn ?? '');
+    write({ ...payment, payer: payment.payer || (row?.payer ?? '') }, kept, 0, row?.unansweredSince ?? 0, settledIn);
   });
   const ranElsewhere = db.transaction(({ nonce, digest }: Pick<Settling, 'nonce' | 'digest'>) => {
     const row = ofPayment(nonce, digest);
-    if (row !== null) write({ ...row, nonce }, namedIn(row), 0, row.unansweredSince);
+    if (row !== null) write({ ...row, nonce }, namedIn(row), 0, row.unansweredSince, row.settledIn);
   });
   return {
     settlementBegins: (payment) => begins.immediate(payment),
@@ -181,7 +193,8 @@ export function pendingSettlementsIn(
       if (row === undefined) return null;
       const since = earliest(row.settlingSince, row.unansweredSince);
       const { digest, payer, nonceExpiresAt } = row;
-      return { nonce, digest, transactions: namedIn(row), payer, unansweredSince: since === 0 ? null : since, nonceExpiresAt };
+      const settledIn = row.settledIn === '' ? null : row.settledIn;
+      return { nonce, digest, transactions: namedIn(row), settledIn, payer, unansweredSince: since === 0 ? null : since, nonceExpiresAt };
     },
     settlementAccepted: (nonce) => void forget.run(nonce),
     settlementDigestChanged: (former, now) =>

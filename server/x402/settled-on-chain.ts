@@ -19,13 +19,16 @@ export interface PaidBefore {
   settling(payer: string): boolean;
   /** The facilitator named the transaction it sent without settling (left pending, or failed after sending): remembered with the payment. */
   named(transaction: string, payer: string): void;
+  /** The facilitator answered that the payment settled in `transaction`: remembered with the payment, as said. */
+  settledIn(transaction: string, payer: string): void;
   /** The facilitator said the payment's authorization ran before it sent anything (another's settlement ran it). */
   ranElsewhere(): void;
   /**
    * Where the chain shows this very payment paid: in a transaction the facilitator named for it,
    * or, where a settlement of it was not answered, in one the chain shows the facilitator sent since
    * (pending-settlements.ts). Null where none was remembered, or it did not (dropped, failed, paying
-   * anything else). Throws while the node knows that transaction but has not mined it (503).
+   * anything else). Throws while the node knows that transaction but has not mined it, or does not
+   * know yet the one the facilitator said it settled in (its node behind the facilitator's): 503.
    */
   ranIn(): Promise<{ transaction: string; payer: string } | null>;
 }
@@ -69,7 +72,11 @@ export interface Settling {
   formerDigest: string | null;
   /** Who pays, where the payment itself says (an EIP-3009 authorization's payer); else the facilitator's word. */
   payer: string | null;
-  paidIn(transaction: string): Promise<boolean>;
+  /**
+   * Whether the transaction paid this route. `settled`: the facilitator answered that the payment
+   * settled in it, so one this node does not know yet throws (not known here yet), never "no".
+   */
+  paidIn(transaction: string, settled: boolean): Promise<boolean>;
   /**
    * The transaction the chain shows ran the payment, sent since `since` (ms) by the facilitator (on
    * Base its own accounts; on Solana the fee payer the payment names, with `payer`'s signature); null
@@ -104,7 +111,7 @@ export function baseSettling(
     digest: digest(fields),
     formerDigest: digest([...fields, signature]),
     payer: from,
-    paidIn: (transaction) => chain.paidInTransaction(transaction, authorization),
+    paidIn: (transaction, settled) => chain.paidInTransaction(transaction, authorization, settled),
     sentSince:
       senders.length === 0
         ? null
@@ -153,7 +160,7 @@ export function solanaSettling(
             const fate = await chain.fateOfPayerSigned!(sent);
             return fate.state === 'succeeded' ? fate.landedAs : null;
           },
-    paidIn: async (txSignature) => {
+    paidIn: async (txSignature, settled) => {
       const paysHere = async (found: TransferFound | null) =>
         found !== null &&
         found.succeeded &&
@@ -162,6 +169,8 @@ export function solanaSettling(
         found.amount === route.amount &&
         found.memo === route.memo;
       const found = await chain.findTransfer(txSignature);
+      // Settled, the facilitator said: a cluster that does not show it yet lags the facilitator's.
+      if (found === null && settled) throw new Error(`the transaction ${txSignature} the facilitator settled is not known here yet`);
       if (found !== null || chain.blockhashUsable === null) return paysHere(found);
       // Not landed: it may still, while the cluster takes the presented transaction's blockhash (the
       // facilitator's signature leaves the message as the payer signed it): unknown (503), as on
@@ -303,12 +312,15 @@ export function paidBefore(
     // Remembered where the chain is not searched too: no other nonce takes it meanwhile.
     settling: (payer) => store.settlementBegins({ ...kept(payer), since: Date.now() }),
     named: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction }),
+    settledIn: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction, succeeded: true }),
     ranElsewhere: () => store.settlementRanElsewhere({ nonce: claim, digest: settling.digest }),
     async ranIn() {
       const pending = store.pendingSettlement(claim);
       if (pending === null || pending.digest !== settling.digest) return null;
       const paid = async (transaction: string | null) =>
-        transaction !== null && (await settling.paidIn(transaction)) ? { transaction, payer: pending.payer } : null;
+        transaction !== null && (await settling.paidIn(transaction, transaction === pending.settledIn))
+          ? { transaction, payer: pending.payer }
+          : null;
       // Each named, the latest first; one the node has not mined yet (503) answers only where none
       // other paid it.
       let waiting: unknown = null;

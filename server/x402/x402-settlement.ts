@@ -146,7 +146,7 @@ export async function verifiedAndSettled(
   // Remembered with the payment before anything else is asked or written: a stop between here and
   // its record must leave it served where the chain shows this transaction ran, though the
   // facilitator names no account it sends from (so the chain cannot be searched for it).
-  onChain?.named(settled.transaction, payerOf(settled));
+  onChain?.settledIn(settled.transaction, payerOf(settled));
   return { ok: true, settled, payer: settled.payer ?? payer ?? '' };
 }
 

@@ -96,11 +96,11 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
 
   let facilitator: FacilitatorClient;
   /** The seller's API behind a paywall over the store; a second one is the same seller restarted. */
-  async function paywallApi(x402Facilitator = facilitator, paywallStore = store, now?: () => number) {
+  async function paywallApi(x402Facilitator = facilitator, paywallStore = store, now?: () => number, baseLookup?: EvmTransferLookup) {
     const paywall = createPaywall({
       recipient: solSeller,
       lookup: await rpcTransferLookup(cluster.url),
-      base: { recipient: baseSeller, lookup: await evmTransferLookupAt(node.url) },
+      base: { recipient: baseSeller, lookup: baseLookup ?? (await evmTransferLookupAt(node.url)) },
       store: paywallStore,
       x402: { facilitator: x402Facilitator },
       ...(now === undefined ? {} : { now }),
@@ -793,8 +793,10 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await lookup.paidInTransaction(ranOther, { ...presented, to: elsewhere })).toBe(true);
     expect(await lookup.paidInTransaction(ranOther, presented)).toBe(false);
     expect(await lookup.paidInTransaction(ranOther, { ...presented, value: presented.value + 1n })).toBe(false);
-    // A transaction the node never saw (dropped), and one still waiting to be mined.
+    // A transaction the node never saw (dropped), and one still waiting to be mined. One its
+    // facilitator said the payment settled in is not known here yet (the node behind), never a "no".
     expect(await lookup.paidInTransaction(`0x${'77'.repeat(32)}`, presented)).toBe(false);
+    await expect(lookup.paidInTransaction(`0x${'77'.repeat(32)}`, presented, true)).rejects.toThrow(/not known to this node yet/);
     // Which authorization a settled transaction ran: the one it ran, not another; one this node has
     // no receipt of (the facilitator's node ahead of the seller's) is not known yet, never a "no".
     expect(await lookup.ranAuthorization(ranOther, account.address, presented.nonce)).toBe(true);
@@ -1067,6 +1069,44 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       for (const [index, account] of buyers.entries()) expect(await usdc(account.address)).toBe(before.buyers[index]! - micro('0.01'));
     } finally {
       await seller.close();
+    }
+  });
+
+  it('a payment settled while the seller’s node lags its facilitator’s is told to come back (503) until the node has it, then served once', async () => {
+    // The seller's node behind the facilitator's: while it lags, it knows no transaction the
+    // facilitator sent (a load-balanced RPC's nodes differ).
+    let lagging = true;
+    const chain = createPublicClient({ chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) });
+    const behind = custom({
+      request: async ({ method, params }: { method: string; params?: unknown }) =>
+        lagging && (method === 'eth_getTransactionReceipt' || method === 'eth_getTransactionByHash')
+          ? null
+          : chain.request({ method, params } as never),
+    });
+    const lookup = await evmTransferLookupAt(node.url);
+    const laggingLookup = evmTransferLookup(behind, { name: lookup.network, chainId: lookup.chainId, usdc: getAddress(lookup.usdc) });
+    const seller = await paywallApi(facilitator, store, undefined, laggingLookup);
+    try {
+      const account = await buyer();
+      const before = { seller: await usdc(baseSeller), buyer: await usdc(account.address) };
+      const { headers } = await paymentFor(account, seller.url);
+      const servedBefore = served;
+      // Settled by the facilitator; which authorization its transaction ran cannot be read here yet.
+      expect((await fetch(`${seller.url}/data`, { headers })).status).toBe(503);
+      expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+      // Presented again while the node still lags: the facilitator refuses the used authorization,
+      // and the transaction it said settled is not known here. Its money moved: not known yet, never "no".
+      const again = await fetch(`${seller.url}/data`, { headers });
+      expect(again.status).toBe(503);
+      expect((await again.json()).code).toBe('verifier_unavailable');
+      lagging = false;
+      expect((await fetch(`${seller.url}/data`, { headers })).status).toBe(200);
+      expect(served).toBe(servedBefore + 1);
+      expect((await fetch(`${seller.url}/data`, { headers })).status).toBe(402);
+      expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+      expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+    } finally {
+      await close(seller.server);
     }
   });
 

@@ -115,20 +115,28 @@ export interface CarriedAuthorization {
  * sum between those two, as USDC writes them for one authorization (a payer may sign two
  * authorizations with one nonce: the log alone says only that one of them ran there). Null where it
  * did not, or the transaction is unknown to the node (dropped); throws while the node knows it but
- * has no receipt of it yet.
+ * has no receipt of it yet, and, where its facilitator reported it `settled`, while the node does
+ * not know it (its node behind the facilitator's: not known here yet, never "not paid").
  */
 export async function paidInTransaction(
   client: PublicClient,
   usdc: Address,
   txHash: string,
   authorization: CarriedAuthorization,
+  settled = false,
 ): Promise<boolean> {
   if (!/^0x[0-9a-fA-F]{64}$/.test(txHash)) return false;
   const hash = txHash as Hash;
   const receipt = await client.getTransactionReceipt({ hash }).catch(notFound);
   if (receipt === null) {
-    if ((await client.getTransaction({ hash }).catch(notFound)) === null) return false;
-    throw new CofferError('chain_unavailable', 'the transaction that settles the payment is not mined yet');
+    const known = (await client.getTransaction({ hash }).catch(notFound)) !== null;
+    if (!known && !settled) return false;
+    throw new CofferError(
+      'chain_unavailable',
+      known
+        ? 'the transaction that settles the payment is not mined yet'
+        : 'the transaction the facilitator settled is not known to this node yet',
+    );
   }
   const ran = authorizationUsedLog(receipt, usdc, authorization.from, authorization.nonce);
   if (ran === null) return false;
@@ -188,8 +196,8 @@ export interface EvmTransferLookup extends TransferLookup {
    * (its `AuthorizationUsed` log, of this USDC); throws where the node has no receipt of it yet.
    */
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
-  /** Whether the transaction ran this authorization paying what it says (paidInTransaction). */
-  paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean>;
+  /** Whether the transaction ran this authorization paying what it says; `settled` where its facilitator reported so (paidInTransaction). */
+  paidInTransaction(txHash: string, authorization: CarriedAuthorization, settled?: boolean): Promise<boolean>;
   /** The transaction that ran this authorization, sent no earlier than `since`, and its sender; throws where not known yet (whereAuthorizationRan). */
   whereAuthorizationRan(authorization: CarriedAuthorization, since: bigint): Promise<{ transaction: Hash; sender: Address } | null>;
 }
@@ -214,8 +222,8 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
     tokenNaming: () => asked("the USDC token's name", naming()),
     ranAuthorization: (txHash, from, nonce) =>
       asked('which authorization a transaction ran', settledRanAuthorization(client, network.usdc, txHash, from, nonce)),
-    paidInTransaction: (txHash, authorization) =>
-      asked('whether a transaction ran an authorization', paidInTransaction(client, network.usdc, txHash, authorization)),
+    paidInTransaction: (txHash, authorization, settled) =>
+      asked('whether a transaction ran an authorization', paidInTransaction(client, network.usdc, txHash, authorization, settled)),
     whereAuthorizationRan: (authorization, since) =>
       asked('where an authorization ran', whereAuthorizationRan(client, network.usdc, authorization, since)),
   };

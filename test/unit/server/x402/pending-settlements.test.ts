@@ -6,7 +6,13 @@ import { openConnection } from '../../../../server/store/sqlite-driver.js';
 import { openPaywallStore } from '../../../../server/x402/paywall-store.js';
 
 const payment = { nonce: 'n1', digest: 'digest-1', payer: 'p', nonceExpiresAt: 300_000 };
-const remembered = (fields: Record<string, unknown>) => ({ ...payment, transactions: [], unansweredSince: null, ...fields });
+const remembered = (fields: Record<string, unknown>) => ({
+  ...payment,
+  transactions: [],
+  settledIn: null,
+  unansweredSince: null,
+  ...fields,
+});
 
 /**
  * What a paywall remembers of a payment whose settlement began and was not seen through: the
@@ -32,6 +38,22 @@ describe('pending settlements', () => {
     // Resumed without a verify (no payer known), it keeps the payer remembered.
     store.settlementBegins({ ...payment, payer: '', since: 5_000 });
     expect(store.pendingSettlement('n1')).toMatchObject({ payer: 'p', unansweredSince: 5_000 });
+    store.close();
+  });
+
+  it('keeps the transaction the facilitator said the payment settled in, whatever a later try answers', () => {
+    const store = openPaywallStore(':memory:');
+    store.settlementBegins({ ...payment, since: 1_000 });
+    store.settlementNamed({ ...payment, transaction: '0xsettled', succeeded: true });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsettled'], settledIn: '0xsettled' }));
+    // Presented again, settled again (a facilitator whose node lost it), left pending in another.
+    store.settlementBegins({ ...payment, since: 2_000 });
+    store.settlementNamed({ ...payment, transaction: '0xagain' });
+    store.settlementRanElsewhere({ nonce: 'n1', digest: 'digest-1' });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsettled', '0xagain'], settledIn: '0xsettled' }));
+    // Nothing is said of another payment's row.
+    store.settlementNamed({ ...payment, digest: 'digest-2', transaction: '0xother', succeeded: true });
+    expect(store.pendingSettlement('n1')!.settledIn).toBe('0xsettled');
     store.close();
   });
 

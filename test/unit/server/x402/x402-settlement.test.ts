@@ -49,6 +49,7 @@ const onChainAt = (transaction: string | null) => {
     asked,
     settling: () => (asked.push('settling'), true),
     named: (sent: string) => void asked.push(`named ${sent}`),
+    settledIn: (sent: string) => void asked.push(`settled in ${sent}`),
     ranElsewhere: () => void asked.push('ran elsewhere'),
     ranIn: async () => (asked.push('ran in'), transaction === null ? null : { transaction, payer: '0xpayer' }),
   };
@@ -101,6 +102,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
       asked,
       settling: (payer: string) => (asked.push(`settling, paid by ${payer}`), true),
       named: (sent: string) => void asked.push(`named ${sent}`),
+      settledIn: (sent: string) => void asked.push(`settled in ${sent}`),
       ranElsewhere: () => void asked.push('ran elsewhere'),
       ranIn: async () => (asked.push('ran in'), transaction === null ? null : { transaction, payer: '0xpayer' as `0x${string}` }),
     };
@@ -119,9 +121,9 @@ describe('a payment whose settlement was left pending, refused after a restart',
     // send again, and its answer be lost), the transactions named before kept (pending-settlements.ts).
     const resumed = onChain(null);
     expect(await verifiedAndSettled(facilitator, payload, route('10000'), before, resumed)).toMatchObject({ ok: true });
-    // (no verify: the payer is the one remembered), then the transaction it settled, remembered before
-    // the payment is recorded.
-    expect(resumed.asked).toEqual(['settling, paid by ', 'named 0xabc']);
+    // (no verify: the payer is the one remembered), then the transaction it settled, remembered as
+    // settled before the payment is recorded.
+    expect(resumed.asked).toEqual(['settling, paid by ', 'settled in 0xabc']);
     // Restarted: nothing in memory; the facilitator's verify refuses the used authorization.
     const after = { settlements: new PendingSettlements(), until: 10_000, now: 2_000 };
     const landed = onChain('0xabc');
