@@ -203,6 +203,8 @@ export const fetchPaidOutput = open({
       protocol: z.enum(['coffer', 'x402']),
       paymentId: z.string(),
       rail: z.enum(RAILS).describe('the rail it was paid on: sol (Solana) or base (Base)'),
+      network: z.string().optional().describe("that rail's network as Coffer names it (sim, devnet, base-sepolia, base …)"),
+      testMoney: z.boolean().optional().describe('whether USDC on that network is test money (worth nothing)'),
       txSignature: textOrNull('its transaction', 'an x402 payment whose transaction Coffer has not seen yet'),
       amount: usdc('paid'),
       status: z

@@ -38,6 +38,13 @@ const TEST_MONEY_NETWORKS: readonly string[] = ['sim', 'localnet', 'devnet', 'ba
 /** Whether money on this network (Solana's or the Base rail's, as Coffer names them) is test money. */
 export const isTestMoney = (network: string): boolean => TEST_MONEY_NETWORKS.includes(network);
 
+/**
+ * USDC as a line that says what was paid names it: `test USDC` on the demo's networks (as their chip
+ * says "test money"), so a demo's payment, on a chain named by its id alone, is never read as real money.
+ */
+export const usdcWords = (network: string | null): 'test USDC' | 'USDC' =>
+  network !== null && DEMO_NETWORKS.includes(network) ? 'test USDC' : 'USDC';
+
 /** A short label for a chip beside a balance: the network's name, with "test money" where it is. */
 export function networkChip(network: string): string {
   return DEMO_NETWORKS.includes(network) ? `${network} (test money)` : network;

@@ -116,6 +116,8 @@ export interface PaymentMade {
   header: { name: string; value: string };
   /** The rail it was paid on. */
   rail: Rail;
+  /** That rail's network as Coffer names it (`isTestMoney` says whether its USDC is test money); null where an older Coffer said none. */
+  network: string | null;
   /** Set where this payment tripped the agent's breaker: it is made, and the agent is stopped now for `reason`. */
   agentStopped?: { reason: string };
 }
@@ -572,6 +574,7 @@ async function pay(options: PayingFetchOptions, api: CofferClient, url: string, 
     status: paid.status === 'pending' ? 'pending' : 'confirmed',
     header: { name: 'X-Payment', value: paid.xPaymentHeader },
     rail: railOf(paid.rail),
+    network: networkOf(paid.network),
     ...stoppedOf(paid.agentStopped),
   } satisfies PaymentMade;
 }
@@ -726,6 +729,7 @@ async function payX402Offer(
     status: paid.status,
     header: paid.header,
     rail: paid.rail,
+    network: paid.network,
     ...stoppedOf(paid.agentStopped),
   };
   const response = await paidCall(url, init, payment, options);
@@ -749,10 +753,12 @@ async function payX402Offer(
 }
 
 /** What Coffer paid for an x402 offer: its payment and the header the paid call carries. */
-type X402Paid = Pick<PaymentMade, 'paymentId' | 'amount' | 'status' | 'header' | 'rail' | 'agentStopped'>;
+type X402Paid = Pick<PaymentMade, 'paymentId' | 'amount' | 'status' | 'header' | 'rail' | 'network' | 'agentStopped'>;
 
 /** A rail as Coffer answered it (an older Coffer says none: it paid on Solana). */
 const railOf = (said: unknown): Rail => ((RAILS as readonly unknown[]).includes(said) ? (said as Rail) : 'sol');
+/** A network as Coffer answered it; null where it said none. */
+const networkOf = (said: unknown): string | null => (typeof said === 'string' && said !== '' ? said : null);
 
 /** A seller's 402 as it came, as Coffer's x402 endpoints take it: its body read once, here (not JSON: none). */
 type SellerAsked = X402SignInBody;
@@ -858,6 +864,7 @@ function askCofferToPay(
         status: String(body.status),
         header: { name: header.name, value: header.value },
         rail: railOf(body.rail),
+        network: networkOf(body.network),
         ...stoppedOf(body.agentStopped),
       },
     };

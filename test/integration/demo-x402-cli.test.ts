@@ -209,7 +209,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
       city: 'Lisbon',
       paid: { amount: '0.01', testMoney: true, network: 'demo-localnet' },
     });
-    expect(paidByCoffer.stderr).toMatch(/Paid 0\.01 USDC on Solana \(x402, pay_\w+, confirmed, transaction \w{64,88}\)/);
+    expect(paidByCoffer.stderr).toMatch(/Paid 0\.01 test USDC on Solana \(x402, pay_\w+, confirmed, transaction \w{64,88}\)/);
 
     expect(cofferFetchBase).toMatch(/ fetch --rail base --config \S+agent\.json 'http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon'$/);
     const paidOnBase = await sh(cofferFetchBase);
@@ -218,7 +218,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
       city: 'Lisbon',
       paid: { amount: '0.01', testMoney: true, network: 'eip155:790527' },
     });
-    expect(paidOnBase.stderr).toMatch(/Paid 0\.01 USDC on Base \(x402, pay_\w+, confirmed, transaction 0x[0-9a-f]{64}\)/);
+    expect(paidOnBase.stderr).toMatch(/Paid 0\.01 test USDC on Base \(x402, pay_\w+, confirmed, transaction 0x[0-9a-f]{64}\)/);
 
     expect(officialClient).toMatch(/^node \S+examples\/x402-official-buyer\.mjs \S+x402-buyer\.json /);
     const paidByOfficial = await sh(officialClient);
@@ -282,7 +282,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     // Then a purchase payable on both, with no rail asked, is paid on Base.
     const paidOnPreferred = await sh(cofferFetch);
     expect(paidOnPreferred.status, paidOnPreferred.stderr).toBe(0);
-    expect(paidOnPreferred.stderr).toMatch(/Paid 0\.01 USDC on Base \(x402, pay_\w+, confirmed/);
+    expect(paidOnPreferred.stderr).toMatch(/Paid 0\.01 test USDC on Base \(x402, pay_\w+, confirmed/);
 
     // A Coffer of the user's own on sim pays Base on its own embedded chain (790526): its agent refuses
     // the demo seller's Base offer before it signs. On one chain id it signed an authorization the

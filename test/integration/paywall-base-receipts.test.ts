@@ -133,7 +133,7 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     const before = await payments();
     const { response, payment } = await payingFetch(`${api.url}/weather?city=Porto`, {}, { agent, rail: 'base' });
     expect(response.status).toBe(200);
-    expect(payment).toMatchObject({ protocol: 'coffer', rail: 'base', amount: '0.01' });
+    expect(payment).toMatchObject({ protocol: 'coffer', rail: 'base', network: 'sim', amount: '0.01' });
     expect(((await response.json()) as any).paid).toMatchObject({ by: agentBase });
 
     // A 402 that offers Solana alone: --rail base is refused in words, before anything is paid.

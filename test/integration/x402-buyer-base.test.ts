@@ -634,7 +634,7 @@ describe('Coffer pays x402 sellers on Base', () => {
     expect((await t.api('POST', t.withOwner(`/v1/approvals/${second[0].approvalId}/approve`))).body.status).toBe('approved');
     const { response, settlement } = await buying;
     expect(response.status).toBe(200);
-    expect(await settlement).toMatchObject({ rail: 'base', status: 'confirmed', paymentId: second[0].paymentId });
+    expect(await settlement).toMatchObject({ rail: 'base', network: 'base-sepolia', status: 'confirmed', paymentId: second[0].paymentId });
     expect(sellerOf().served).toBe(before.served + 1);
     expect(await usdc(agent.base)).toBe(before.agent - micro('0.01'));
   });
@@ -868,6 +868,9 @@ describe('Coffer pays x402 sellers on Base', () => {
         payment: {
           protocol: 'x402',
           rail: 'base',
+          // Said with its network, and whether its USDC is test money (Base Sepolia's: faucet money).
+          network: 'base-sepolia',
+          testMoney: true,
           amount: '0.01',
           status: 'confirmed',
           txSignature: expect.stringMatching(/^0x[0-9a-f]{64}$/),

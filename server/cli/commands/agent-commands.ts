@@ -18,7 +18,7 @@ import { spendCells } from './activity.js';
 import { aligned } from '../columns.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { heldOfItWords } from '../../wire/policy/asks.js';
-import { paysOnWords } from '../../wire/network-words.js';
+import { paysOnWords, usdcWords } from '../../wire/network-words.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -127,7 +127,7 @@ export async function payCommand(
   else
     out.write(
       // The rail is the recipient's (an EVM address is paid on Base): said, with the address paid.
-      `Paid ${body.amount} USDC on ${railName(body.rail)} to ${body.recipient} for ${body.service}${approvalId === undefined ? '' : ` under request ${approvalId}`} (${body.paymentId}${approvalId !== undefined && body.status !== 'confirmed' ? `, ${body.status}` : ''}, transaction ${body.txSignature}).\n` +
+      `Paid ${body.amount} ${usdcWords(body.network)} on ${railName(body.rail)} to ${body.recipient} for ${body.service}${approvalId === undefined ? '' : ` under request ${approvalId}`} (${body.paymentId}${approvalId !== undefined && body.status !== 'confirmed' ? `, ${body.status}` : ''}, transaction ${body.txSignature}).\n` +
         `X-Payment: ${body.xPaymentHeader}\n`,
     );
   // Picked up long after the yes paid it: the receipt may be past what a paywall takes (said, not hidden).

@@ -5,6 +5,7 @@ import { nextStep } from '../next-step.js';
 import { afterPaymentStopped } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
+import { usdcWords } from '../../wire/network-words.js';
 import { keyClient } from '../../client/coffer-client.js';
 import { pickUpCommand, withdrawnIfInterrupted } from '../held-interrupt.js';
 import { localTime } from '../local-time.js';
@@ -81,7 +82,7 @@ export async function fetchCommand(
     if (payment !== null) {
       const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
       err.write(
-        `Paid ${payment.amount} USDC on ${railName(payment.rail)}${args.approvalId === undefined ? '' : ` under request ${args.approvalId}`} (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
+        `Paid ${payment.amount} ${usdcWords(payment.network)} on ${railName(payment.rail)}${args.approvalId === undefined ? '' : ` under request ${args.approvalId}`} (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
       );
       if (payment.agentStopped !== undefined) err.write(`${afterPaymentStopped(agent.agentId, payment.agentStopped.reason)}\n`);
     }

@@ -10,6 +10,7 @@ import { CHANGES_STATE, defineTool, type ToolCall, type ToolContext, type ToolRe
 import type { UnderWay } from '../purchases-under-way.js';
 import { answered, failure } from '../tool-results.js';
 import { returning, showAndWait, whenDecided } from './held-payment.js';
+import { isTestMoney } from '../../wire/network-words.js';
 
 export const fetchPaid = defineTool({
   name: 'fetch_paid',
@@ -143,6 +144,7 @@ async function purchase(
               protocol: payment.protocol,
               paymentId: payment.paymentId,
               rail: payment.rail,
+              ...(payment.network === null ? {} : { network: payment.network, testMoney: isTestMoney(payment.network) }),
               amount: payment.amount,
               status: payment.status,
               txSignature: payment.txSignature,

@@ -6,6 +6,7 @@ import {
   isTestMoney,
   networkChip,
   networkWords,
+  usdcWords,
 } from '../../../../server/wire/network-words.js';
 import { evmNetworkOf } from '../../../../server/chain/evm/networks.js';
 
@@ -24,6 +25,13 @@ describe('network words: test money is said to be test money', () => {
     // Another chain named by its id is whatever its owner says it is: its name alone.
     expect(networkChip('evm-31337')).toBe('evm-31337');
     expect(networkWords('evm-31337')).toBe('evm-31337');
+  });
+
+  it('what was paid on a demo network is said to be test USDC; elsewhere USDC, as its chip says', () => {
+    expect([DEMO_EVM_NETWORK, DEMO_LOCALNET].map(usdcWords)).toEqual(['test USDC', 'test USDC']);
+    expect(['base', 'evm-31337', 'mainnet', 'sim', 'base-sepolia'].map(usdcWords)).toEqual(Array(5).fill('USDC'));
+    // An older Coffer names no network: nothing is said of it.
+    expect(usdcWords(null)).toBe('USDC');
   });
 
   it('the sim chain keeps its words; devnet and mainnet are their names', () => {

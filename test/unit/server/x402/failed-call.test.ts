@@ -10,6 +10,7 @@ const unsettled = (rail: PaymentMade['rail']): PaymentMade => ({
   status: 'pending',
   header: { name: 'PAYMENT-SIGNATURE', value: 'x' },
   rail,
+  network: 'base-sepolia',
 });
 
 describe('coffer fetch, after a paid call failed', () => {
