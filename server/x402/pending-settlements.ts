@@ -19,10 +19,11 @@ export interface PendingSettlement {
    */
   transactions: string[];
   /**
-   * The transaction the facilitator answered the payment settled in, where it did: one the seller's
-   * node does not know yet is not known here yet (its node behind the facilitator's), never "not paid".
+   * The transaction the facilitator answered the payment settled in, and when (ms, this host's
+   * clock), where it did: one the seller's node does not know is not known here yet for a while (its
+   * node behind the facilitator's), not "not paid" (settled-on-chain.ts NODE_CATCH_UP_MS).
    */
-  settledIn: string | null;
+  settled: { transaction: string; at: number } | null;
   payer: string;
   /**
    * The earliest beginning (ms) of a settlement of it the facilitator did not answer: the paywall
@@ -48,10 +49,10 @@ export interface PendingSettlements {
   settlementBegins(payment: Settling & { since: number }): boolean;
   /**
    * The facilitator named the transaction it sent (left pending, or failed after sending; or, with
-   * `succeeded`, answered that the payment settled in it): the settlement in flight is answered.
-   * Nothing is written over another payment's row.
+   * `settledAt`, answered then that the payment settled in it): the settlement in flight is
+   * answered. Nothing is written over another payment's row.
    */
-  settlementNamed(payment: Settling & { transaction: string; succeeded?: boolean }): void;
+  settlementNamed(payment: Settling & { transaction: string; settledAt?: number }): void;
   /**
    * The facilitator said the payment's authorization ran before it sent anything: the settlement in
    * flight is answered, and ran nowhere of its doing (one begun before, never answered, may have).
@@ -102,6 +103,7 @@ export function pendingSettlementsIn(
       ['settling_since', 'INTEGER NOT NULL DEFAULT 0'],
       ['unanswered_since', 'INTEGER NOT NULL DEFAULT 0'],
       ['settled_transaction', "TEXT NOT NULL DEFAULT ''"],
+      ['settled_at', 'INTEGER NOT NULL DEFAULT 0'],
     ]) {
       if (!columns.includes(column!)) db.exec(`ALTER TABLE pending_settlements ADD COLUMN ${column} ${type}`);
     }
@@ -115,20 +117,23 @@ export function pendingSettlementsIn(
     settlingSince: number;
     unansweredSince: number;
     settledIn: string;
+    settledAt: number;
     nonceExpiresAt: number;
   };
   const select = db.prepare(
     `SELECT authorization_digest AS digest, tx_signature AS latest, tx_signatures AS named, payer, settling_since AS settlingSince,
-       unanswered_since AS unansweredSince, settled_transaction AS settledIn, nonce_expires_at AS nonceExpiresAt
+       unanswered_since AS unansweredSince, settled_transaction AS settledIn, settled_at AS settledAt,
+       nonce_expires_at AS nonceExpiresAt
      FROM pending_settlements WHERE nonce = ?`,
   );
   const upsert = db.prepare(
     `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, tx_signatures, payer, nonce_expires_at, settling_since,
-       unanswered_since, settled_transaction)
-     VALUES (@nonce, @digest, @latest, @named, @payer, @nonceExpiresAt, @settlingSince, @unansweredSince, @settledIn)
+       unanswered_since, settled_transaction, settled_at)
+     VALUES (@nonce, @digest, @latest, @named, @payer, @nonceExpiresAt, @settlingSince, @unansweredSince, @settledIn, @settledAt)
      ON CONFLICT (nonce) DO UPDATE SET authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature,
        tx_signatures = excluded.tx_signatures, payer = excluded.payer, settling_since = excluded.settling_since,
-       unanswered_since = excluded.unanswered_since, settled_transaction = excluded.settled_transaction`,
+       unanswered_since = excluded.unanswered_since, settled_transaction = excluded.settled_transaction,
+       settled_at = excluded.settled_at`,
   );
   const prune = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
   const forget = db.prepare('DELETE FROM pending_settlements WHERE nonce = ?');
@@ -156,8 +161,11 @@ export function pendingSettlementsIn(
     return row !== undefined && row.digest !== digest;
   };
   const earliest = (a: number, b: number) => (a === 0 ? b : b === 0 ? a : Math.min(a, b));
-  const write = (payment: Settling, named: string[], settlingSince: number, unansweredSince: number, settledIn: string) =>
-    upsert.run({ ...payment, latest: named.at(-1) ?? '', named: named.join(' '), settlingSince, unansweredSince, settledIn });
+  type Said = Pick<Row, 'settledIn' | 'settledAt'>;
+  const NOTHING_SAID: Said = { settledIn: '', settledAt: 0 };
+  const saidOf = (row: Row | null): Said => (row === null ? NOTHING_SAID : { settledIn: row.settledIn, settledAt: row.settledAt });
+  const write = (payment: Settling, named: string[], settlingSince: number, unansweredSince: number, said: Said) =>
+    upsert.run({ ...payment, latest: named.at(-1) ?? '', named: named.join(' '), settlingSince, unansweredSince, ...said });
 
   // Each is read and written in one immediate write: processes sharing the file take turns.
   const begins = db.transaction((payment: Settling & { since: number }): boolean => {
@@ -167,22 +175,22 @@ export function pendingSettlementsIn(
     const unanswered = row === null ? 0 : earliest(row.unansweredSince, row.settlingSince);
     // A settlement resumed without a verify knows no payer: the one remembered stays.
     const payer = payment.payer || (row?.payer ?? '');
-    write({ ...payment, payer }, row === null ? [] : namedIn(row), payment.since, unanswered, row?.settledIn ?? '');
+    write({ ...payment, payer }, row === null ? [] : namedIn(row), payment.since, unanswered, saidOf(row));
     return true;
   });
-  const named = db.transaction(({ succeeded = false, ...payment }: Settling & { transaction: string; succeeded?: boolean }) => {
+  const named = db.transaction(({ settledAt, ...payment }: Settling & { transaction: string; settledAt?: number }) => {
     if (anotherPayment(payment)) return;
     const row = ofPayment(payment.nonce, payment.digest);
     const sent = [...(row === null ? [] : namedIn(row)).filter((earlier) => earlier !== payment.transaction), payment.transaction];
     // The first is kept (sent first from one account, it runs first), and the latest.
     const kept = sent.length > MOST_NAMED ? [sent[0]!, ...sent.slice(1 - MOST_NAMED)] : sent;
-    // The transaction it said settled stays said: a later try's answer does not unsay it.
-    const settledIn = succeeded ? payment.transaction : (row?.settledIn ?? '');
-    write({ ...payment, payer: payment.payer || (row?.payer ?? '') }, kept, 0, row?.unansweredSince ?? 0, settledIn);
+    // What it said settled stays said: a later try's answer does not unsay it.
+    const said = settledAt === undefined ? saidOf(row) : { settledIn: payment.transaction, settledAt };
+    write({ ...payment, payer: payment.payer || (row?.payer ?? '') }, kept, 0, row?.unansweredSince ?? 0, said);
   });
   const ranElsewhere = db.transaction(({ nonce, digest }: Pick<Settling, 'nonce' | 'digest'>) => {
     const row = ofPayment(nonce, digest);
-    if (row !== null) write({ ...row, nonce }, namedIn(row), 0, row.unansweredSince, row.settledIn);
+    if (row !== null) write({ ...row, nonce }, namedIn(row), 0, row.unansweredSince, saidOf(row));
   });
   return {
     settlementBegins: (payment) => begins.immediate(payment),
@@ -193,8 +201,8 @@ export function pendingSettlementsIn(
       if (row === undefined) return null;
       const since = earliest(row.settlingSince, row.unansweredSince);
       const { digest, payer, nonceExpiresAt } = row;
-      const settledIn = row.settledIn === '' ? null : row.settledIn;
-      return { nonce, digest, transactions: namedIn(row), settledIn, payer, unansweredSince: since === 0 ? null : since, nonceExpiresAt };
+      const settled = row.settledIn === '' ? null : { transaction: row.settledIn, at: row.settledAt };
+      return { nonce, digest, transactions: namedIn(row), settled, payer, unansweredSince: since === 0 ? null : since, nonceExpiresAt };
     },
     settlementAccepted: (nonce) => void forget.run(nonce),
     settlementDigestChanged: (former, now) =>

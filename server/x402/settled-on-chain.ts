@@ -73,8 +73,9 @@ export interface Settling {
   /** Who pays, where the payment itself says (an EIP-3009 authorization's payer); else the facilitator's word. */
   payer: string | null;
   /**
-   * Whether the transaction paid this route. `settled`: the facilitator answered that the payment
-   * settled in it, so one this node does not know yet throws (not known here yet), never "no".
+   * Whether the transaction paid this route. `settled`: the facilitator answered a moment ago that
+   * the payment settled in it, so one this node does not know yet throws (not known here yet), never
+   * "no" (on Solana, where the lookup cannot say whether it may still land).
    */
   paidIn(transaction: string, settled: boolean): Promise<boolean>;
   /**
@@ -169,8 +170,12 @@ export function solanaSettling(
         found.amount === route.amount &&
         found.memo === route.memo;
       const found = await chain.findTransfer(txSignature);
-      // Settled, the facilitator said: a cluster that does not show it yet lags the facilitator's.
-      if (found === null && settled) throw new Error(`the transaction ${txSignature} the facilitator settled is not known here yet`);
+      // Settled, the facilitator said: a lookup that cannot tell whether it may still land (a Coffer
+      // server's) and does not show it may lag the facilitator's cluster (a cluster's RPC answers by
+      // the blockhash below, the transaction's own end).
+      if (found === null && settled && chain.blockhashUsable === null) {
+        throw new Error(`the transaction ${txSignature} the facilitator settled is not known here yet`);
+      }
       if (found !== null || chain.blockhashUsable === null) return paysHere(found);
       // Not landed: it may still, while the cluster takes the presented transaction's blockhash (the
       // facilitator's signature leaves the message as the payer signed it): unknown (503), as on
@@ -181,6 +186,14 @@ export function solanaSettling(
     },
   };
 }
+
+/**
+ * How long a transaction its facilitator said a payment settled in may be unknown to the seller's
+ * node as a node behind the facilitator's (a load-balanced RPC's nodes differ by seconds): answered
+ * 503 meanwhile, never "not paid". Bounded: one that never reaches this node (replaced by another,
+ * reorganized away) must not leave the payment unanswered until its row is pruned.
+ */
+export const NODE_CATCH_UP_MS = 5 * 60_000;
 
 /**
  * How soon the chain is searched again for one payment's settlement: a search on Solana reads up to
@@ -312,19 +325,28 @@ export function paidBefore(
     // Remembered where the chain is not searched too: no other nonce takes it meanwhile.
     settling: (payer) => store.settlementBegins({ ...kept(payer), since: Date.now() }),
     named: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction }),
-    settledIn: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction, succeeded: true }),
+    settledIn: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction, settledAt: Date.now() }),
     ranElsewhere: () => store.settlementRanElsewhere({ nonce: claim, digest: settling.digest }),
     async ranIn() {
       const pending = store.pendingSettlement(claim);
       if (pending === null || pending.digest !== settling.digest) return null;
+      // The transaction the facilitator said it settled in, where this node does not know it, is not
+      // known here yet while the node may still be catching up; after, it is judged as any named
+      // (one replaced by another, or reorganized away, is never known here).
+      const { settled } = pending;
+      const catchingUp = settled !== null && Date.now() - settled.at < NODE_CATCH_UP_MS ? settled.transaction : null;
       const paid = async (transaction: string | null) =>
-        transaction !== null && (await settling.paidIn(transaction, transaction === pending.settledIn))
+        transaction !== null && (await settling.paidIn(transaction, transaction === catchingUp))
           ? { transaction, payer: pending.payer }
           : null;
-      // Each named, the latest first; one the node has not mined yet (503) answers only where none
-      // other paid it.
+      // Each named, the latest first (the one said settled, where the list kept no more), and one the
+      // node has not mined yet (503) answers only where none other paid it.
+      const named =
+        settled === null || pending.transactions.includes(settled.transaction)
+          ? pending.transactions
+          : [...pending.transactions, settled.transaction];
       let waiting: unknown = null;
-      for (const transaction of [...pending.transactions].reverse()) {
+      for (const transaction of [...named].reverse()) {
         const found = await paid(transaction).catch((error: unknown) => ((waiting ??= error), null));
         if (found !== null) return found;
       }

@@ -9,7 +9,7 @@ const payment = { nonce: 'n1', digest: 'digest-1', payer: 'p', nonceExpiresAt: 3
 const remembered = (fields: Record<string, unknown>) => ({
   ...payment,
   transactions: [],
-  settledIn: null,
+  settled: null,
   unansweredSince: null,
   ...fields,
 });
@@ -44,16 +44,20 @@ describe('pending settlements', () => {
   it('keeps the transaction the facilitator said the payment settled in, whatever a later try answers', () => {
     const store = openPaywallStore(':memory:');
     store.settlementBegins({ ...payment, since: 1_000 });
-    store.settlementNamed({ ...payment, transaction: '0xsettled', succeeded: true });
-    expect(store.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsettled'], settledIn: '0xsettled' }));
+    store.settlementNamed({ ...payment, transaction: '0xsettled', settledAt: 1_500 });
+    expect(store.pendingSettlement('n1')).toEqual(
+      remembered({ transactions: ['0xsettled'], settled: { transaction: '0xsettled', at: 1_500 } }),
+    );
     // Presented again, settled again (a facilitator whose node lost it), left pending in another.
     store.settlementBegins({ ...payment, since: 2_000 });
     store.settlementNamed({ ...payment, transaction: '0xagain' });
     store.settlementRanElsewhere({ nonce: 'n1', digest: 'digest-1' });
-    expect(store.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsettled', '0xagain'], settledIn: '0xsettled' }));
+    expect(store.pendingSettlement('n1')).toEqual(
+      remembered({ transactions: ['0xsettled', '0xagain'], settled: { transaction: '0xsettled', at: 1_500 } }),
+    );
     // Nothing is said of another payment's row.
-    store.settlementNamed({ ...payment, digest: 'digest-2', transaction: '0xother', succeeded: true });
-    expect(store.pendingSettlement('n1')!.settledIn).toBe('0xsettled');
+    store.settlementNamed({ ...payment, digest: 'digest-2', transaction: '0xother', settledAt: 3_000 });
+    expect(store.pendingSettlement('n1')!.settled).toEqual({ transaction: '0xsettled', at: 1_500 });
     store.close();
   });
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PaymentPayload } from '@x402/core/types';
 import { createHash } from 'node:crypto';
 import { getAddress, serializeErc6492Signature } from 'viem';
@@ -8,6 +8,7 @@ import {
   carriedAuthorization,
   ChainSearches,
   claimOf,
+  NODE_CATCH_UP_MS,
   paidBefore,
   presentedUnderAnotherNonce,
   SEARCHES_IN_A_SECOND,
@@ -178,6 +179,63 @@ describe('a payment whose settlement the facilitator left pending', () => {
     expect(store.pendingSettlement('memo-1')!.transactions).toEqual([reverted, LANDED, `0x${'11'.repeat(32)}`]);
     expect(await settlingOf().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
     expect(node.searched).toEqual([]);
+  });
+
+  it('said settled in a transaction this node does not know: not known here yet while the node may catch up, then judged as any', async () => {
+    store = openPaywallStore(':memory:');
+    const unknown = `0x${'ee'.repeat(32)}`;
+    const node = base(LANDED);
+    // The node knows no transaction but LANDED; asked of one said settled, it cannot say "no".
+    const asked: { txHash: string; settled: boolean }[] = [];
+    const lookup = {
+      ...node,
+      paidInTransaction: async (txHash: string, authorization: CarriedAuthorization, settled = false) => {
+        asked.push({ txHash, settled });
+        if (settled && txHash !== LANDED) throw new Error('the transaction the facilitator settled is not known to this node yet');
+        return node.paidInTransaction(txHash, authorization);
+      },
+    };
+    const settlingOf = () => paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, lookup, SENDERS))!;
+    settlingOf().settling(PAYER);
+    settlingOf().named(`0x${'01'.repeat(32)}`, PAYER);
+    settlingOf().settledIn(unknown, PAYER);
+    // Tried again and again after (a facilitator whose answers were lost): the one said settled drops
+    // out of the transactions kept, and is still asked about, as settled.
+    for (let i = 2; i <= 10; i += 1) settlingOf().named(`0x${i.toString(16).padStart(2, '0').repeat(32)}`, PAYER);
+    expect(store.pendingSettlement('memo-1')!.transactions).not.toContain(unknown);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      await expect(settlingOf().ranIn()).rejects.toThrow(/not known to this node yet/);
+      expect(asked.filter((each) => each.settled).map((each) => each.txHash)).toEqual([unknown]);
+      // Long after (replaced by another transaction, or reorganized away): it did not pay it, and
+      // no search runs (the facilitator answered each settlement).
+      vi.setSystemTime(Date.now() + NODE_CATCH_UP_MS + 1);
+      asked.length = 0;
+      expect(await settlingOf().ranIn()).toBeNull();
+      expect(asked.map((each) => each.settled)).not.toContain(true);
+      expect(asked.map((each) => each.txHash)).toContain(unknown);
+      expect(node.searched).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('said settled on Solana in a transaction the lookup does not show: unknown only where the lookup cannot tell its end', async () => {
+    store = openPaywallStore(':memory:');
+    const { terms } = await solanaTransferHere();
+    const payload = { x402Version: 2, payload: { transaction: 'AAAA' } } as unknown as PaymentPayload;
+    const cluster = (blockhashUsable: ((wire: string) => Promise<boolean>) | null) => ({
+      findTransfer: async () => null,
+      fateOfPayerSigned: null,
+      blockhashUsable,
+    });
+    const settlingOn = (lookup: ReturnType<typeof cluster>) => paidBefore(store, pendingUnder(), solanaSettling(payload, terms, lookup))!;
+    settlingOn(cluster(null)).settledIn('sig-settled', 'buyer');
+    // A Coffer server's lookup, which cannot say whether it may still land: not known here yet.
+    await expect(settlingOn(cluster(null)).ranIn()).rejects.toThrow(/not known here yet/);
+    // A cluster's RPC: its blockhash is the transaction's end, as before. Gone, and not landed: no.
+    expect(await settlingOn(cluster(async () => false)).ranIn()).toBeNull();
+    await expect(settlingOn(cluster(async () => true)).ranIn()).rejects.toThrow(/has not landed yet/);
   });
 
   it('named in several, is settled by any that paid it, one not mined yet answering only where none did', async () => {
