@@ -31,8 +31,13 @@ export async function settingsCommand(
       typedOtherwise ? `: ${args.timeZone} by its canonical name, ${offsetsWords(settings.timeZone)}` : ''
     }\n`,
   );
-  // None preferred, and not asked about: the line stays out, as before there were two rails.
-  if (settings.preferredRail !== null || args.preferredRail !== undefined) out.write(railLine(settings.preferredRail));
+  // Shown where one is preferred or it was asked about, and by a plain `coffer settings` where the
+  // Base rail is open (a choice there is to make); else it stays out, as before there were two rails.
+  const plain = Object.keys(change).length === 0 && args.bazaar === undefined && !args.bazaarRefresh;
+  const railOpen = async () => (await api.health().catch(() => null))?.base != null;
+  if (settings.preferredRail !== null || args.preferredRail !== undefined || (plain && (await railOpen()))) {
+    out.write(railLine(settings.preferredRail));
+  }
   let bazaar: Bazaar | null = null;
   if (args.bazaar !== undefined) bazaar = await api.setBazaar({ facilitator: args.bazaar === 'off' ? null : args.bazaar });
   if (args.bazaarRefresh) bazaar = await api.refreshBazaar();
