@@ -125,6 +125,8 @@ async function describe(demo: RunningDemo): Promise<string> {
     demo.dir.temporary
       ? `Data dir: ${demo.dir.path} (temporary: removed when this stops)`
       : `Data dir: ${demo.dir.path} (kept${demo.dir.resumed ? '; started again where it stopped' : ''}: coffer demo-x402 --data-dir ${demo.dir.path} goes on from it)`,
+    // The demo's folder holds its Coffer's data dir, which the owner's commands take (not the folder).
+    `  its Coffer's, for the owner's commands (--data-dir): ${demo.dir.cofferDataDir}`,
     'Ctrl-C stops it all.',
   ].join('\n');
 }

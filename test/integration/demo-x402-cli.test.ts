@@ -276,6 +276,8 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(status.stdout).toMatch(/; Base on the local EVM chain of coffer demo-x402 \(test USDC, not Base\)\n/);
     expect(status.stdout).toMatch(/x402-demo "x402 demo agent \(test money\)" +active +0\.99 USDC on Solana +0\.99 USDC on Base/);
     expect(preferBase).toMatch(new RegExp(` settings --preferred-rail base --data-dir ${printed.dataDir}/coffer$`));
+    // The folder the owner's commands take is said under the demo's own (which they do not take).
+    expect(printed.lines).toContain(`  its Coffer's, for the owner's commands (--data-dir): ${printed.dataDir}/coffer`);
     const preferred = await sh(preferBase);
     expect(preferred.status, preferred.stderr).toBe(0);
     expect(preferred.stdout).toMatch(/^rail +Base \(set by you\)/m);
