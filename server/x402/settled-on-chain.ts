@@ -87,9 +87,9 @@ export interface Settling {
 }
 
 /**
- * A payment on Base: its EIP-3009 authorization, which must name the route's recipient and price, and
- * the transaction must have run it paying exactly that (`paidInTransaction`: a payer may sign two
- * authorizations with one nonce). Where the facilitator said no transaction (it stopped before it
+ * A payment on Base: its EIP-3009 authorization, which must name the route's recipient and at least
+ * its price, and the transaction must have run it paying exactly what it says (`paidInTransaction`:
+ * a payer may sign two authorizations with one nonce). Where the facilitator said no transaction (it stopped before it
  * could), the one the token's log shows ran the authorization counts if one of `senders`, the
  * accounts the facilitator says it sends from, sent it. Null for any other payload.
  */
@@ -100,7 +100,9 @@ export function baseSettling(
   senders: readonly string[],
 ): Settling | null {
   const authorization = carriedAuthorization(payload);
-  if (authorization === null || authorization.to !== getAddress(route.recipient) || authorization.value !== route.amount) return null;
+  // At least the price: a facilitator other than the official one (which takes the exact sum) may
+  // settle an authorization paying more, and its money moves as surely.
+  if (authorization === null || authorization.to !== getAddress(route.recipient) || authorization.value < route.amount) return null;
   const { from, to, value, validAfter, validBefore, nonce } = authorization;
   const signature = String((payload.payload as { signature: string }).signature).toLowerCase();
   const fields = [from, to, value.toString(), validAfter.toString(), validBefore.toString(), nonce];

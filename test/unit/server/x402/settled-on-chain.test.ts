@@ -441,6 +441,9 @@ describe('a payment whose settlement the facilitator left pending', () => {
     ]) {
       expect(baseSettling(payload, ROUTE, node, SENDERS)).toBeNull();
     }
+    // Paying more than the price (a facilitator that settles it: the official one takes the exact
+    // sum) is a payment of the route: its money moves, and it must be found again where it ran.
+    expect(baseSettling(paying({ value: '10001' }), ROUTE, node, SENDERS)).not.toBeNull();
   });
 
   it('on Solana, is its transaction: settled where the one the facilitator sent moved the price here with the nonce as memo', async () => {
