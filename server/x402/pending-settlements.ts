@@ -13,8 +13,8 @@ export interface PendingSettlement {
   /** A digest of the payment (its authorization's fields, or its transaction: settled-on-chain.ts). */
   digest: string;
   /**
-   * The transactions the facilitator named for it (left pending, or failed after it sent), oldest
-   * first: a facilitator that lost what it sent may send it again, and the first may be the one that
+   * The transactions the facilitator named for it (settled, left pending, or failed after it sent),
+   * oldest first: a facilitator that lost what it sent may send it again, and the first may be the one that
    * runs.
    */
   transactions: string[];
@@ -78,8 +78,9 @@ const MOST_NAMED = 8;
 /**
  * The table in a paywall's file, created or brought up to date. Columns: the latest transaction
  * named (`tx_signature`, '' for none: what an older paywall reads), all of them space-separated,
- * the settlement in flight (`settling_since`, 0 for none) and the earliest one before it never
- * answered (`unanswered_since`, 0 for none).
+ * the settlement in flight (`settling_since`, 0 for none), the earliest one before it never
+ * answered (`unanswered_since`, 0 for none), and the transaction the facilitator said it settled in
+ * and when (`settled_transaction`, `settled_at`: '' and 0 for none).
  */
 export function pendingSettlementsIn(
   db: SqliteDatabase,
