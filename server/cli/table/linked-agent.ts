@@ -169,12 +169,11 @@ export const fetch = defineCommand({
                  rail, or refused where the 402 does not offer it; left out, a 402 payable on both
                  rails, an x402 offer or Coffer's own offering Base, is paid on the owner's preferred
                  rail where the wallet there holds the amount, else on the one whose wallet does,
-                 Solana first); a
-                 payment the policy holds for the owner is waited for until the owner decides or the
-                 request ends (a day at most; for a Coffer paywall's 402, its nonce's end, 5 minutes
-                 by default); interrupted, its request is withdrawn; --approval: the request an
-                 earlier fetch of this route (method and path) left waiting when it was killed, used
-                 rather than asked anew`,
+                 Solana first); a payment the policy holds for the owner is waited for until the
+                 owner decides or the request ends (a day at most; for a Coffer paywall's 402, its
+                 nonce's end, 5 minutes by default); interrupted, its request is withdrawn;
+                 --approval: the request an earlier fetch of this route (method and path) left
+                 waiting when it was killed, used rather than asked anew`,
   options: {
     config: { type: 'string' },
     rail: { type: 'string' },
