@@ -14,8 +14,8 @@ export interface PendingSettlement {
   digest: string;
   /**
    * The transactions the facilitator named for it (settled, left pending, or failed after it sent),
-   * oldest first: a facilitator that lost what it sent may send it again, and the first may be the one that
-   * runs.
+   * oldest first: a facilitator that lost what it sent may send it again, and the first may be the
+   * one that runs.
    */
   transactions: string[];
   /**
