@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { playwrightFailures, vitestFailures } from '../../failed-tests.js';
 
 describe("a test run's failed tests, by name", () => {
-  it("names each failed Vitest test by file and full name, and a file that failed outside its tests by its error's first line", () => {
+  it("names each failed Vitest test by file and full name with its error's first line, and a file that failed outside its tests by its error's first line", () => {
     const report = {
       testResults: [
         {
@@ -12,6 +12,14 @@ describe("a test run's failed tests, by name", () => {
           assertionResults: [
             { fullName: 'money stays exact', status: 'passed' },
             { fullName: 'pays once > under a race', status: 'failed' },
+            {
+              fullName: 'keeps keys > in the keychain',
+              status: 'failed',
+              failureMessages: [
+                '\n\u001b[31mError: no keychain answered: no OS keychain answered, Platform secure storage failure\u001b[39m\n    at keychain (a.test.ts:1:1)',
+              ],
+            },
+            { fullName: 'a long one', status: 'failed', failureMessages: [`AssertionError: ${'x'.repeat(400)}`] },
           ],
         },
         {
@@ -25,6 +33,8 @@ describe("a test run's failed tests, by name", () => {
     };
     expect(vitestFailures(report, '/repo')).toEqual([
       'test/unit/a.test.ts > pays once > under a race',
+      'test/unit/a.test.ts > keeps keys > in the keychain\n    Error: no keychain answered: no OS keychain answered, Platform secure storage failure',
+      `test/unit/a.test.ts > a long one\n    AssertionError: ${'x'.repeat(184)}…`,
       'test/integration/b.test.ts: Error: Cannot find module x',
     ]);
     expect(vitestFailures({ testResults: [] }, '/repo')).toEqual([]);
@@ -36,7 +46,18 @@ describe("a test run's failed tests, by name", () => {
         {
           title: 'kill.spec.ts',
           file: 'kill.spec.ts',
-          specs: [{ title: 'stops one agent', file: 'kill.spec.ts', tests: [{ status: 'unexpected' }] }],
+          specs: [
+            {
+              title: 'stops one agent',
+              file: 'kill.spec.ts',
+              tests: [
+                {
+                  status: 'unexpected',
+                  results: [{ error: { message: '\u001b[2mexpect(\u001b[22mlocator).toBeVisible()\n\nLocator: x' } }],
+                },
+              ],
+            },
+          ],
           suites: [
             {
               title: 'the brake',
@@ -51,6 +72,9 @@ describe("a test run's failed tests, by name", () => {
         },
       ],
     };
-    expect(playwrightFailures(report)).toEqual(['kill.spec.ts > stops one agent', 'kill.spec.ts > the brake > stops all']);
+    expect(playwrightFailures(report)).toEqual([
+      'kill.spec.ts > stops one agent\n    expect(locator).toBeVisible()',
+      'kill.spec.ts > the brake > stops all',
+    ]);
   });
 });
