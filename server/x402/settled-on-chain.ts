@@ -89,9 +89,9 @@ export interface Settling {
 /**
  * A payment on Base: its EIP-3009 authorization, which must name the route's recipient and at least
  * its price, and the transaction must have run it paying exactly what it says (`paidInTransaction`:
- * a payer may sign two authorizations with one nonce). Where the facilitator said no transaction (it stopped before it
- * could), the one the token's log shows ran the authorization counts if one of `senders`, the
- * accounts the facilitator says it sends from, sent it. Null for any other payload.
+ * a payer may sign two authorizations with one nonce). Where the facilitator said no transaction
+ * (it stopped before it could), the one the token's log shows ran the authorization counts if one
+ * of `senders`, the accounts the facilitator says it sends from, sent it. Null for any other payload.
  */
 export function baseSettling(
   payload: PaymentPayload,
@@ -341,14 +341,10 @@ export function paidBefore(
         transaction !== null && (await settling.paidIn(transaction, transaction === catchingUp))
           ? { transaction, payer: pending.payer }
           : null;
-      // Each named, the latest first (the one said settled, where the list kept no more), and one the
-      // node has not mined yet (503) answers only where none other paid it.
-      const named =
-        settled === null || pending.transactions.includes(settled.transaction)
-          ? pending.transactions
-          : [...pending.transactions, settled.transaction];
+      // Each named (the one said settled among them: pending-settlements.ts), the latest first, and
+      // one the node has not mined yet (503) answers only where none other paid it.
       let waiting: unknown = null;
-      for (const transaction of [...named].reverse()) {
+      for (const transaction of [...pending.transactions].reverse()) {
         const found = await paid(transaction).catch((error: unknown) => ((waiting ??= error), null));
         if (found !== null) return found;
       }

@@ -61,6 +61,23 @@ describe('pending settlements', () => {
     store.close();
   });
 
+  it('keeps the transaction said settled among the few it keeps, beside the first and the latest', () => {
+    const store = openPaywallStore(':memory:');
+    store.settlementBegins({ ...payment, since: 1_000 });
+    store.settlementNamed({ ...payment, transaction: '0xfirst' });
+    store.settlementNamed({ ...payment, transaction: '0xsettled', settledAt: 1_500 });
+    // Tried again and again (a facilitator whose answers were lost): whatever asks the transactions
+    // kept asks the one said settled too.
+    for (let i = 1; i <= 10; i += 1) store.settlementNamed({ ...payment, transaction: `0xlater-${i}` });
+    const later = (from: number, to: number) => Array.from({ length: to + 1 - from }, (_, i) => `0xlater-${from + i}`);
+    expect(store.pendingSettlement('n1')!.transactions).toEqual(['0xfirst', '0xsettled', ...later(5, 10)]);
+    // Said settled in one of the latest since, the earlier one said is kept no longer than any.
+    store.settlementNamed({ ...payment, transaction: '0xlater-10', settledAt: 2_000 });
+    store.settlementNamed({ ...payment, transaction: '0xlater-11' });
+    expect(store.pendingSettlement('n1')!.transactions).toEqual(['0xfirst', ...later(5, 11)]);
+    store.close();
+  });
+
   it('says where a payment is remembered under another nonce: never under its own, nor for another payment', () => {
     const store = openPaywallStore(':memory:');
     expect(store.settlingUnderAnotherNonce('n2', 'digest-1')).toBe(false);
