@@ -8,6 +8,7 @@ import { CofferApiError } from '../../client/client-error.js';
 import type { Activity, Refusal, SpendRecord } from '../../wire/answers/payments.js';
 import { failureWords } from '../../wire/payment-failure.js';
 import { railName } from '../../wire/rail-words.js';
+import type { Rail } from '../../wire/rails.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
 import { clientFor, type Actor } from '../who-acts.js';
@@ -46,23 +47,31 @@ export async function activityCommand(actor: Actor, args: ActivityArgs, out: Out
   }
   const activity = dashboard.recentActivity.slice(0, shown);
   if (args.json) return printJson({ activity }, out);
-  out.write(activity.length === 0 ? 'No payments yet.\n' : aligned(activity.map(activityCells)));
+  out.write(activity.length === 0 ? 'No payments yet.\n' : aligned(activityLines(activity)));
   return 0;
 }
 
 async function historyOf(api: CofferClient, agentId: string, args: ActivityArgs, out: Out): Promise<number> {
   const history = await api.spendHistory(agentId, args.limit ?? SHOWN);
   if (args.json) return printJson(history, out);
-  out.write(history.payments.length === 0 ? `${agentId} has made no payments yet.\n` : aligned(history.payments.map(spendCells)));
+  out.write(history.payments.length === 0 ? `${agentId} has made no payments yet.\n` : aligned(spendLines(history.payments)));
   return 0;
 }
 
+type Paid = { rail: Rail; protocol: string; resource: string | null };
+
 /**
- * The rail where it is not Solana, and what an x402 purchase bought: the line's last two columns,
- * empty where there is nothing to say (a column empty on every line is left out: aligned).
+ * Whether the lines name their rail: wherever one was paid on Base, each says where it was paid (a
+ * blank beside "on Base" would be read as nothing); Solana alone, none does.
  */
-const tail = (payment: { rail: string; protocol: string; resource: string | null }) => [
-  payment.rail === 'base' ? 'on Base' : '',
+const railsNamed = (payments: readonly Paid[]) => payments.some((payment) => payment.rail !== 'sol');
+
+/**
+ * The rail, and what an x402 purchase bought: the line's last two columns, empty where there is
+ * nothing to say (a column empty on every line is left out: aligned).
+ */
+const tail = (payment: Paid, railNamed: boolean) => [
+  railNamed ? `on ${railName(payment.rail)}` : '',
   payment.protocol === 'x402' ? `x402 ${payment.resource ?? ''}`.trim() : '',
 ];
 
@@ -77,23 +86,29 @@ const statusWord = ({ status, errorCode, approvedAt }: { status: string; errorCo
 
 const usdc = (amount: string) => `${amount} USDC`;
 
-/** One payment of an agent's history: when, how much, to what, where it stands. */
-export const spendCells = (payment: SpendRecord): string[] => [
-  localTime(payment.timestamp),
-  usdc(payment.amount),
-  payment.service,
-  statusWord(payment),
-  ...tail(payment),
-];
+/** An agent's history, a line of cells each: when, how much, to what, where it stands. */
+export const spendLines = (payments: readonly SpendRecord[]): string[][] => {
+  const railNamed = railsNamed(payments);
+  return payments.map((payment) => [
+    localTime(payment.timestamp),
+    usdc(payment.amount),
+    payment.service,
+    statusWord(payment),
+    ...tail(payment, railNamed),
+  ]);
+};
 
-const activityCells = (payment: Activity): string[] => [
-  localTime(payment.timestamp),
-  payment.agent,
-  usdc(payment.amount),
-  payment.venue,
-  statusWord(payment),
-  ...tail(payment),
-];
+const activityLines = (payments: readonly Activity[]): string[][] => {
+  const railNamed = railsNamed(payments);
+  return payments.map((payment) => [
+    localTime(payment.timestamp),
+    payment.agent,
+    usdc(payment.amount),
+    payment.venue,
+    statusWord(payment),
+    ...tail(payment, railNamed),
+  ]);
+};
 
 const refusalCells = (refusal: Refusal): string[] => [
   localTime(refusal.timestamp),
