@@ -18,7 +18,7 @@ export interface Command {
   run(args: string[], context: CommandContext): Promise<number>;
 }
 
-/** A command used wrongly: said in one line, then the command's usage (exit 2). */
+/** A command used wrongly: said in one line, then the command's synopsis (help.ts commandSynopsis; exit 2). */
 export class UsageError extends Error {
   constructor(
     message: string,

@@ -18,6 +18,23 @@ ${commands.flatMap((command) => command.usage ?? []).join('\n')}
 
 ${ENVIRONMENT}`;
 
+/**
+ * The synopsis of one command (each form's line and the option lines that carry it on), without what
+ * it does: what a usage error shows under its one line, so the error stays in sight, with where the
+ * rest is. The whole text for one not listed.
+ */
+export function commandSynopsis(commands: readonly Command[], name: string, version: string): string {
+  const usage = commands.find((command) => command.name === name)?.usage;
+  if (usage === undefined) return helpText(commands, version);
+  let inSynopsis = false;
+  const lines = usage.split('\n').filter((line) => {
+    // A form's line starts "  coffer"; its options carry on over lines that open with "[".
+    inSynopsis = line.startsWith('  coffer ') || (inSynopsis && /^\s+\[/.test(line));
+    return inSynopsis;
+  });
+  return `usage:\n${lines.join('\n')}\n\nSee "coffer help ${name}" for what it does and each option.`;
+}
+
 /** The usage lines of one command (each of its forms), or the whole text for one not listed. */
 export function commandHelp(commands: readonly Command[], name: string, version: string): string {
   const usage = commands.find((command) => command.name === name)?.usage;

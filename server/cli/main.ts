@@ -3,7 +3,7 @@ import { CofferApiError } from '../client/client-error.js';
 import { isCofferError } from '../wire/errors.js';
 import { packageVersion } from '../package/package-files.js';
 import { UsageError, type Command } from './command-line.js';
-import { commandHelp, helpText } from './help.js';
+import { commandHelp, commandSynopsis, helpText } from './help.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import * as engine from './table/engine.js';
 import * as linkedAgent from './table/linked-agent.js';
@@ -76,6 +76,7 @@ const COMMANDS: readonly Command[] = [
 const NAMES = COMMANDS.map((command) => command.name);
 
 const helpFor = (name: string) => commandHelp(COMMANDS, name, version);
+const synopsisOf = (name: string) => commandSynopsis(COMMANDS, name, version);
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -112,11 +113,11 @@ function unknownCommand(name: string): number {
   // `coffer resume-all`, `coffer kill-all`: the API's words for what these commands do with --all.
   const [, withAll] = /^(.+)[-_]all$/.exec(name) ?? [];
   if (COMMANDS.find((command) => command.name === withAll)?.options?.includes('all')) {
-    console.error(`coffer: unknown command "${name}". Did you mean "coffer ${withAll!} --all"?\n\n${helpFor(withAll!)}`);
+    console.error(`coffer: unknown command "${name}". Did you mean "coffer ${withAll!} --all"?\n\n${synopsisOf(withAll!)}`);
     return 2;
   }
   const meant = OTHER_WORDS.get(name) ?? closestOf(name, NAMES);
-  if (meant !== null) console.error(`coffer: unknown command "${name}". Did you mean "coffer ${meant}"?\n\n${helpFor(meant)}`);
+  if (meant !== null) console.error(`coffer: unknown command "${name}". Did you mean "coffer ${meant}"?\n\n${synopsisOf(meant)}`);
   else console.error(`coffer: unknown command "${name}"\n\n${helpText(COMMANDS, version)}`);
   return 2;
 }
@@ -130,8 +131,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError) {
-      // A command used wrongly: what was wrong, then how the command is used.
-      console.error(`coffer: ${error.message}\n\n${helpFor(error.command)}`);
+      // A command used wrongly: what was wrong, then how the command is used and where the rest is.
+      console.error(`coffer: ${error.message}\n\n${synopsisOf(error.command)}`);
       process.exitCode = 2;
       return;
     }

@@ -494,7 +494,7 @@ describe('coffer status, pay, kill, open', () => {
     // A flag that cannot be read is a usage error (exit 2) that shows the form; a bad value is the server's 400.
     const unreadable = await coffer(['policy', '--budget', '5/fortnight', '--config', configFile]);
     expect(unreadable.code).toBe(2);
-    expect(unreadable.stderr).toMatch(/"fortnight" is not a window[\s\S]*coffer policy --budget 50\/month/);
+    expect(unreadable.stderr).toMatch(/"fortnight" is not a window; one of hour, .*\n[\s\S]*\[--budget AMOUNT\/WINDOW\[:SCOPE\]\]/);
     const past = await coffer(['policy', '--expires', '2020-01-01', '--config', configFile]);
     expect(past.code).toBe(1);
     expect(past.stderr).toMatch(/^coffer: --expires 2020-01-01 is in the past.*\(invalid_policy\)$/m);
@@ -672,6 +672,21 @@ describe('coffer help', () => {
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/^coffer: unknown command "stauts". Did you mean "coffer status"\?/);
     expect(typo.stderr).toMatch(/usage:\n {2}coffer status/);
+    // The usage lines and where the rest is: the error stays in sight, not above a paragraph.
+    expect(typo.stderr).toMatch(/\[--json\]\n\nSee "coffer help status" for what it does and each option\.\n$/);
+    const missing = await coffer(['fetch']);
+    expect(missing.stderr).toBe(
+      `coffer: which URL to fetch?\n\nusage:\n  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--rail sol|base] [--approval ID] [--config FILE]\n\nSee "coffer help fetch" for what it does and each option.\n`,
+    );
+    // Each form of a command, each on its lines: the synopsis runs over its own lines.
+    const policy = await coffer(['policy', '--budget', 'x']);
+    expect(policy.stderr).toContain('  coffer policy [<agent>] [--budget AMOUNT/WINDOW[:SCOPE]]...');
+    expect(policy.stderr).toContain(
+      '                 [--what-if] [--yes] [--config FILE] [--data-dir DIR] [--json]\n\nSee "coffer help policy"',
+    );
+    const backup = await coffer(['backup', 'schedule', '--every', '2']);
+    expect(backup.stderr).toMatch(/usage:\n {2}coffer backup \[--data-dir DIR\] \[--json\]\n {2}coffer backup --out FILE/);
+    expect(backup.stderr).not.toContain('where the backups stand');
     for (const [args, said] of [
       [['pay'], 'which service to pay?'],
       [['pay', 'demo-weather'], 'how much to pay?'],
