@@ -7,6 +7,7 @@ import type { Address } from 'viem';
 import { readCatalog } from '../store/catalog.js';
 import { parseAmount } from '../wire/money.js';
 import { x402Networks } from '../chain/solana/networks.js';
+import { evmNetworkOf } from '../chain/evm/networks.js';
 import { loopbackRefusal } from '../http/guards.js';
 import { quoteFor, weatherFor } from '../demo-api/demo-data.js';
 import type { Facilitator } from '../x402/paywall-x402.js';
@@ -43,6 +44,8 @@ export function createDemoX402Seller(options: {
   const network = names.v2 as `${string}:${string}`;
   const { base } = options;
   const baseNetwork = base === null ? null : (`eip155:${base.chainId}` as const);
+  // The EVM chain as Coffer names it (evm-790527), beside the cluster's Coffer name (demo-localnet).
+  const cofferBaseNetwork = base === null ? null : evmNetworkOf(base.chainId, base.usdc).name;
   const route = (price: string, description: string, service: { payTo: string; base?: { payTo: string } }) => ({
     accepts: [
       { scheme: 'exact', price: `$${price}`, network, payTo: service.payTo },
@@ -58,14 +61,16 @@ export function createDemoX402Seller(options: {
             },
           ]),
     ],
-    description: `${description} (bought with test USDC on a local chain: ${options.network}${base === null ? '' : ` or the EVM chain ${baseNetwork}`})`,
+    description: `${description} (bought with test USDC on a local chain: ${options.network}${base === null ? '' : ` or the EVM chain ${cofferBaseNetwork}`})`,
   });
-  // Which chain paid, from the payment the middleware let through (x402 v2's PAYMENT-SIGNATURE).
+  // Which chain paid, from the payment the middleware let through (x402 v2's PAYMENT-SIGNATURE), by
+  // the name Coffer gives each, as the demo's own lines name them: x402's name for the cluster is
+  // devnet's.
   const paid = (price: string, req: express.Request) => ({
     amount: price,
     currency: 'USDC',
     testMoney: true,
-    network: paidOn(req) === baseNetwork && baseNetwork !== null ? baseNetwork : options.network,
+    network: paidOn(req) === baseNetwork && cofferBaseNetwork !== null ? cofferBaseNetwork : options.network,
   });
 
   const resourceServer = new x402ResourceServer(options.facilitator).register(network, new ExactSvmScheme());

@@ -216,7 +216,8 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(paidOnBase.status, paidOnBase.stderr).toBe(0);
     expect(JSON.parse(paidOnBase.stdout)).toMatchObject({
       city: 'Lisbon',
-      paid: { amount: '0.01', testMoney: true, network: 'eip155:790527' },
+      // Each chain by the name Coffer gives it (demo-localnet, evm-790527), as the demo's lines say.
+      paid: { amount: '0.01', testMoney: true, network: 'evm-790527' },
     });
     expect(paidOnBase.stderr).toMatch(/Paid 0\.01 test USDC on Base \(x402, pay_\w+, confirmed, transaction 0x[0-9a-f]{64}\)/);
 
@@ -236,7 +237,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(paidByOfficialOnEvm.status, paidByOfficialOnEvm.stderr).toBe(0);
     expect(JSON.parse(paidByOfficialOnEvm.stdout.replace(/^200 /, ''))).toMatchObject({
       symbol: 'SOL',
-      paid: { amount: '0.01', network: 'eip155:790527' },
+      paid: { amount: '0.01', network: 'evm-790527' },
     });
 
     // Money moved once for each purchase: 0.01 from each buyer to the seller on each chain, the fees
