@@ -5,6 +5,7 @@
 // apart from the tail alone. Pure, so it is unit-tested.
 import { relative } from 'node:path';
 
+// eslint-disable-next-line no-control-regex -- the terminal's colour codes are what it takes out
 const ANSI = /\u001b\[[0-9;]*m/g;
 const LONGEST = 200;
 
