@@ -4,15 +4,16 @@
 // The whole run checks the system's packages, typechecks, lints, builds the dashboard, then runs
 // Vitest (unit and integration) and Playwright (the dashboard in Debian's Chromium). On Linux the
 // integration tests run inside a D-Bus session of their own with an unlocked gnome-keyring, so the
-// keychain tests use a real Secret Service. Ends with the names of the tests that failed, if any,
-// then the line "N passed, N failed"; with COFFER_TEST_SUMMARY set, the counts and the names are also
-// written there as JSON (for .ci/run's total).
+// keychain tests use a real Secret Service (keyring-session.js). Ends with the names of the tests
+// that failed, if any, each with its error's first line, then the line "N passed, N failed"; with
+// COFFER_TEST_SUMMARY set, the counts and the names are also written there as JSON (for .ci/run's
+// total).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensurePrerequisites } from './prerequisites.js';
+import { runInKeyringSession } from './keyring-session.js';
 import { playwrightFailures, vitestFailures } from './failed-tests.js';
 
 const AREAS = ['unit', 'integration', 'e2e'];
@@ -69,6 +70,7 @@ if (projects.length > 0) {
     ...vitestArgs,
   ];
   let status;
+  let keyringDied = null;
   const needsKeyring = projects.includes('integration');
   if (
     needsKeyring &&
@@ -77,12 +79,8 @@ if (projects.length > 0) {
     has('dbus-run-session') &&
     has('gnome-keyring-daemon')
   ) {
-    // A keyring of its own, in a temporary XDG_DATA_HOME: created fresh and unlocked with a known
-    // password, so the tests never prompt and never touch the user's keyring.
-    const keyringHome = mkdtempSync(join(tmpdir(), 'coffer-keyring-'));
-    const script = `echo -n coffer-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec npx ${vitest.map((a) => `'${a}'`).join(' ')}`;
-    status = run('dbus-run-session', ['--', 'sh', '-c', script], { ...process.env, XDG_DATA_HOME: keyringHome });
-    rmSync(keyringHome, { recursive: true, force: true });
+    // A keyring of its own (keyring-session.js), whose daemon's end during the run is said.
+    ({ status, died: keyringDied } = runInKeyringSession(['npx', ...vitest], run));
   } else {
     status = run('npx', vitest);
   }
@@ -101,6 +99,11 @@ if (projects.length > 0) {
   } else {
     failed += 1;
     failures.push('Vitest: no report (it crashed; see above)');
+  }
+  // Named among the failures it would explain (every keychain test after it), else only said.
+  if (keyringDied !== null) {
+    console.log(`npm test: ${keyringDied}`);
+    if (failed > 0) failures.push(keyringDied);
   }
 }
 
