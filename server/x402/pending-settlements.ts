@@ -72,7 +72,7 @@ export interface PendingSettlements {
   prune(before: number): void;
 }
 
-/** The transactions kept for a payment: each facilitator's try, bounded (the first, the one said settled, the latest). */
+/** The transactions kept for a payment: each facilitator's try, bounded (the first and the latest 7), and the one said settled. */
 const MOST_NAMED = 8;
 
 /**
@@ -185,12 +185,12 @@ export function pendingSettlementsIn(
     const sent = [...(row === null ? [] : namedIn(row)).filter((earlier) => earlier !== payment.transaction), payment.transaction];
     // What it said settled stays said: a later try's answer does not unsay it.
     const said = settledAt === undefined ? saidOf(row) : { settledIn: payment.transaction, settledAt };
-    // The first is kept (sent first from one account, it runs first), the one said settled (asked
-    // about as settled: settled-on-chain.ts ranIn), and the latest.
+    // The first is kept (sent first from one account, it runs first) and the latest, and beside them
+    // the one said settled (asked about as settled: settled-on-chain.ts ranIn).
     const first = sent[0]!;
-    const settled =
-      said.settledIn !== '' && said.settledIn !== first && !sent.slice(1 - MOST_NAMED).includes(said.settledIn) ? [said.settledIn] : [];
-    const kept = sent.length > MOST_NAMED ? [first, ...settled, ...sent.slice(1 + settled.length - MOST_NAMED)] : sent;
+    const latest = sent.slice(1 - MOST_NAMED);
+    const settled = said.settledIn !== '' && said.settledIn !== first && !latest.includes(said.settledIn) ? [said.settledIn] : [];
+    const kept = sent.length > MOST_NAMED ? [first, ...settled, ...latest] : sent;
     write({ ...payment, payer: payment.payer || (row?.payer ?? '') }, kept, 0, row?.unansweredSince ?? 0, said);
   });
   const ranElsewhere = db.transaction(({ nonce, digest }: Pick<Settling, 'nonce' | 'digest'>) => {

@@ -202,7 +202,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     // Tried again and again after (a facilitator whose answers were lost): the one said settled stays
     // among the transactions kept, and is asked about, as settled.
     for (let i = 2; i <= 10; i += 1) settlingOf().named(`0x${i.toString(16).padStart(2, '0').repeat(32)}`, PAYER);
-    expect(store.pendingSettlement('memo-1')!.transactions).toHaveLength(8);
+    expect(store.pendingSettlement('memo-1')!.transactions).toHaveLength(9);
     expect(store.pendingSettlement('memo-1')!.transactions).toContain(unknown);
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
