@@ -93,7 +93,7 @@ describe('coffer status, pay, kill, open', () => {
     expect(paid.stdout).toMatch(/X-Payment: v1\./);
     const after = await coffer(['status', '--config', configFile]);
     expect(after.stdout).toMatch(/balance\s+1\.99 USDC on Solana/);
-    expect(after.stdout).toMatch(/0\.01 USDC\s+Coffer demo weather/);
+    expect(after.stdout).toMatch(/0\.01 USDC {2}on Solana {2}Coffer demo weather/);
   });
 
   it('pay to an EVM address pays on Base, and says so; the balance there follows', async () => {
@@ -106,9 +106,9 @@ describe('coffer status, pay, kill, open', () => {
     expect(paid.stdout).toMatch(/^X-Payment: v1\./m);
     const after = await coffer(['status', '--config', configFile]);
     expect(after.stdout).toContain(`           0.99 USDC on Base    (${wallets.base})\n`);
-    // Both rails among its payments: each line says where it was paid.
-    expect(after.stdout).toMatch(/0\.01 USDC\s+base-api +\(confirmed\) {2}on Base\n/);
-    expect(after.stdout).toMatch(/0\.01 USDC\s+Coffer demo weather +\(confirmed\) {2}on Solana\n/);
+    // Each payment says where it was paid, beside its amount.
+    expect(after.stdout).toMatch(/0\.01 USDC {2}on Base {4}base-api +\(confirmed\)\n/);
+    expect(after.stdout).toMatch(/0\.01 USDC {2}on Solana {2}Coffer demo weather +\(confirmed\)\n/);
   });
 
   it("pay --rail base pays a registry service's Base address; another rail is a usage error", async () => {

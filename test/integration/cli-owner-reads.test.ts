@@ -100,7 +100,8 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
 
     const across = await owner(['activity']);
     expect(across.code, across.stderr).toBe(0);
-    expect(across.stdout).toMatch(/^ {2}\S.* {2}reader {2}0\.02 USDC {2}SMS sender +\(confirmed\)$/m);
+    // The rail beside the amount, as the refusals below say it.
+    expect(across.stdout).toMatch(/^ {2}\S.* {2}reader {2}0\.02 USDC {2}on Solana {2}SMS sender +\(confirmed\)$/m);
     const { recentActivity, recentRefusals } = await api<Dashboard>('/v1/dashboard');
     expect(across.stdout.trimEnd().split('\n')).toHaveLength(recentActivity.length);
     expect(JSON.parse((await owner(['activity', '--json'])).stdout)).toEqual({ activity: recentActivity });
@@ -119,11 +120,11 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
       said: expect.stringMatching(/\(agent_not_found\)$/m),
     });
     expect((await owner(['activity', '--refusals', '--limit', '1'])).stdout.trimEnd().split('\n')).toHaveLength(1);
-    expect((await owner(['activity', '--limit', '1'])).stdout).toMatch(/^ {2}\S.* {2}reader {2}0\.02 USDC {2}SMS sender +\(confirmed\)\n$/);
+    expect((await owner(['activity', '--limit', '1'])).stdout).toMatch(/^ {2}\S.* {2}reader {2}0\.02 USDC {2}on Solana {2}SMS sender +\(confirmed\)\n$/);
 
     // One agent's history, newest first, as many as asked.
     const one = await owner(['activity', 'reader', '--limit', '1']);
-    expect(one.stdout).toMatch(/^ {2}\S.* {2}0\.02 USDC {2}SMS sender {2}\(confirmed\)\n$/);
+    expect(one.stdout).toMatch(/^ {2}\S.* {2}0\.02 USDC {2}on Solana {2}SMS sender {2}\(confirmed\)\n$/);
     const history = await api<SpendHistory>('/v1/agents/reader/spend-history?limit=20');
     expect(JSON.parse((await owner(['activity', 'reader', '--json'])).stdout)).toEqual(history);
     const unknown = await owner(['activity', 'nobody']);

@@ -526,7 +526,7 @@ describe("the owner's CLI", () => {
     expect(listed.approvals.find((approval) => approval.approvalId === approvalId)?.status).toBe('denied');
     // The agent's history says why its payment failed.
     expect((await owner(['activity', 'denied'])).stdout).toMatch(
-      / {2}0\.01 USDC {2}Coffer demo weather {2}\(failed: denied by the owner\)$/m,
+      / {2}0\.01 USDC {2}on Solana {2}Coffer demo weather {2}\(failed: denied by the owner\)$/m,
     );
 
     // Stopping an agent with a payment waiting says the stop withdrew it: nothing of it will be paid.

@@ -677,7 +677,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       expect(JSON.parse(ok.stdout)).toMatchObject({ data: 'the paid answer' });
       expect(ok.stderr).toMatch(/^Paid 0\.01 USDC on Solana \(x402, pay_\w+, confirmed, transaction \w+\)/);
       const shown = await cli(['status', '--config', config]);
-      expect(shown.stdout).toContain(`0.01 USDC  ${new URL(v2.url).host}  (confirmed)  x402 ${v2.url}`);
+      expect(shown.stdout).toContain(`0.01 USDC  on Solana  ${new URL(v2.url).host}  (confirmed)  x402 ${v2.url}`);
       await t.api('POST', t.withOwner('/v1/agents/x-cli/policy'), { body: { maxPerPayment: '0.001' } });
       const refused = await cli(['fetch', v1.url, '--config', config]);
       expect(refused.code).toBe(1);

@@ -47,33 +47,27 @@ export async function activityCommand(actor: Actor, args: ActivityArgs, out: Out
   }
   const activity = dashboard.recentActivity.slice(0, shown);
   if (args.json) return printJson({ activity }, out);
-  out.write(activity.length === 0 ? 'No payments yet.\n' : aligned(activityLines(activity)));
+  out.write(activity.length === 0 ? 'No payments yet.\n' : aligned(activity.map(activityCells)));
   return 0;
 }
 
 async function historyOf(api: CofferClient, agentId: string, args: ActivityArgs, out: Out): Promise<number> {
   const history = await api.spendHistory(agentId, args.limit ?? SHOWN);
   if (args.json) return printJson(history, out);
-  out.write(history.payments.length === 0 ? `${agentId} has made no payments yet.\n` : aligned(spendLines(history.payments)));
+  out.write(history.payments.length === 0 ? `${agentId} has made no payments yet.\n` : aligned(history.payments.map(spendCells)));
   return 0;
 }
 
-type Paid = { rail: Rail; protocol: string; resource: string | null };
+/** What an x402 purchase bought: the line's last column, empty for another payment (left out where empty on every line: aligned). */
+const bought = (payment: { protocol: string; resource: string | null }) =>
+  payment.protocol === 'x402' ? `x402 ${payment.resource ?? ''}`.trim() : '';
 
 /**
- * Whether the lines name their rail: wherever one was paid on Base, each says where it was paid (a
- * blank beside "on Base" would be read as nothing); Solana alone, none does.
+ * The rail beside the amount, on every line, as a balance names it ("0.01 USDC  on Solana") and as a
+ * refusal does: named only where some line was on Base, the same payment read differently beside
+ * others, and an agent that paid on Solana alone never said where.
  */
-const railsNamed = (payments: readonly Paid[]) => payments.some((payment) => payment.rail !== 'sol');
-
-/**
- * The rail, and what an x402 purchase bought: the line's last two columns, empty where there is
- * nothing to say (a column empty on every line is left out: aligned).
- */
-const tail = (payment: Paid, railNamed: boolean) => [
-  railNamed ? `on ${railName(payment.rail)}` : '',
-  payment.protocol === 'x402' ? `x402 ${payment.resource ?? ''}`.trim() : '',
-];
+const onRail = (rail: Rail) => `on ${railName(rail)}`;
 
 /**
  * The activity feed's `approved` is the spend history's `confirmed`: one word for a payment that went
@@ -86,36 +80,32 @@ const statusWord = ({ status, errorCode, approvedAt }: { status: string; errorCo
 
 const usdc = (amount: string) => `${amount} USDC`;
 
-/** An agent's history, a line of cells each: when, how much, to what, where it stands. */
-export const spendLines = (payments: readonly SpendRecord[]): string[][] => {
-  const railNamed = railsNamed(payments);
-  return payments.map((payment) => [
-    localTime(payment.timestamp),
-    usdc(payment.amount),
-    payment.service,
-    statusWord(payment),
-    ...tail(payment, railNamed),
-  ]);
-};
+/** One payment of an agent's history: when, how much and where, to what, where it stands. */
+export const spendCells = (payment: SpendRecord): string[] => [
+  localTime(payment.timestamp),
+  usdc(payment.amount),
+  onRail(payment.rail),
+  payment.service,
+  statusWord(payment),
+  bought(payment),
+];
 
-const activityLines = (payments: readonly Activity[]): string[][] => {
-  const railNamed = railsNamed(payments);
-  return payments.map((payment) => [
-    localTime(payment.timestamp),
-    payment.agent,
-    usdc(payment.amount),
-    payment.venue,
-    statusWord(payment),
-    ...tail(payment, railNamed),
-  ]);
-};
+const activityCells = (payment: Activity): string[] => [
+  localTime(payment.timestamp),
+  payment.agent,
+  usdc(payment.amount),
+  onRail(payment.rail),
+  payment.venue,
+  statusWord(payment),
+  bought(payment),
+];
 
 const refusalCells = (refusal: Refusal): string[] => [
   localTime(refusal.timestamp),
   refusal.agent,
   usdc(refusal.amount),
   // Both rails named: the same refusal on each is two lines. One kept before Coffer kept its rail has none.
-  refusal.rail === null ? '' : `on ${railName(refusal.rail)}`,
+  refusal.rail === null ? '' : onRail(refusal.rail),
   refusal.venue,
   `${refusal.code}: ${refusal.message}`,
 ];

@@ -14,7 +14,7 @@ import { localTime } from '../local-time.js';
 import { railName } from '../../wire/rail-words.js';
 import { walletLines } from './rail-lines.js';
 import { breakerWords, stoppedByBreakerWords } from '../../wire/policy/breaker.js';
-import { spendLines } from './activity.js';
+import { spendCells } from './activity.js';
 import { aligned } from '../columns.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { heldOfItWords } from '../../wire/policy/asks.js';
@@ -68,7 +68,7 @@ export async function status(configPath: string, options: { json?: boolean } = {
   const breaker = breakerWords(p.breaker);
   if (breaker !== null) out.write(`  breaker  ${breaker}\n`);
   out.write(history.payments.length ? '  recent payments (coffer activity: more):\n' : '  no payments yet\n');
-  if (history.payments.length > 0) out.write(aligned(spendLines(history.payments), '    '));
+  if (history.payments.length > 0) out.write(aligned(history.payments.map(spendCells), '    '));
   return 0;
 }
 

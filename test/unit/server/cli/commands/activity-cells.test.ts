@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spendLines } from '../../../../../server/cli/commands/activity.js';
+import { spendCells } from '../../../../../server/cli/commands/activity.js';
 import type { SpendRecord } from '../../../../../server/wire/answers/payments.js';
 
 /** A held x402 purchase as the spend history answers it. */
@@ -21,8 +21,8 @@ const held: SpendRecord = {
 
 describe("a line of an agent's history", () => {
   it('says a held payment waits (held); once the owner approved it, that it is approved and not bought yet', () => {
-    expect(spendLines([held])[0]).toContain('(held)');
-    const [approved] = spendLines([{ ...held, approvedAt: '2026-11-28T10:01:00.000Z' }]);
+    expect(spendCells(held)).toContain('(held)');
+    const approved = spendCells({ ...held, approvedAt: '2026-11-28T10:01:00.000Z' });
     expect(approved).toContain('(approved, not bought yet)');
     expect(approved).not.toContain('(held)');
   });
