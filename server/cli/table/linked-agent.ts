@@ -113,9 +113,11 @@ export const images = defineCommand({
 export const pay = defineCommand({
   name: 'pay',
   usage: `  coffer pay <service> <amount> [--recipient ADDR] [--rail sol|base] [--nonce N] [--description TEXT] [--receipt] [--approval ID] [--config FILE]
-                 pay from the linked agent's wallet, within its policy; prints the receipt
+                 pay from the linked agent's wallet, within its policy; prints the receipt.
+                 <service>: a registry id (coffer services lists them), or a name with --recipient
                  (--rail base: a registry service's Base address, from the agent's Base account; an
-                 EVM --recipient is paid on Base without it)
+                 EVM --recipient is paid on Base without it; else Solana, whichever rail the owner
+                 prefers: that choice is for the 402s coffer fetch pays)
                  (--receipt: only the X-Payment value, to send at once: with \`coffer demo-api\` running,
                  curl -H "X-Payment: $(coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon);
                  without --nonce a Coffer paywall takes the receipt once, up to 300 s (its default)
