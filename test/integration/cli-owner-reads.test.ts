@@ -120,7 +120,9 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
       said: expect.stringMatching(/\(agent_not_found\)$/m),
     });
     expect((await owner(['activity', '--refusals', '--limit', '1'])).stdout.trimEnd().split('\n')).toHaveLength(1);
-    expect((await owner(['activity', '--limit', '1'])).stdout).toMatch(/^ {2}\S.* {2}reader {2}0\.02 USDC {2}on Solana {2}SMS sender +\(confirmed\)\n$/);
+    expect((await owner(['activity', '--limit', '1'])).stdout).toMatch(
+      /^ {2}\S.* {2}reader {2}0\.02 USDC {2}on Solana {2}SMS sender +\(confirmed\)\n$/,
+    );
 
     // One agent's history, newest first, as many as asked.
     const one = await owner(['activity', 'reader', '--limit', '1']);
