@@ -12,6 +12,7 @@ const AGENT_NEXT: Readonly<Record<string, string>> = {
   max_per_payment_exceeded: 'coffer policy --max AMOUNT asks the owner for a higher max per payment',
   service_not_allowed: 'coffer policy --allow SERVICE ... asks the owner to allow it (name every service to keep)',
   insufficient_funds: "the owner funds this agent's wallet: coffer allocate AGENT AMOUNT (with --rail base for its wallet on Base)",
+  price_above_registry: 'coffer services SERVICE shows the price the registry lists; a registry service is paid that, no more',
   // A held payment's request ended unanswered (a seller's terms end with it): nothing was paid.
   approval_expired:
     "ask again: the seller's terms are fresh, and the owner is asked again (a Coffer paywall's terms last 5 minutes by default)",

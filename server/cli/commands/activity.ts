@@ -64,8 +64,8 @@ const bought = (payment: { protocol: string; resource: string | null }) =>
 
 /**
  * The rail beside the amount, on every line, as a balance names it ("0.01 USDC  on Solana") and as a
- * refusal does: named only where some line was on Base, the same payment read differently beside
- * others, and an agent that paid on Solana alone never said where.
+ * refusal does. Not only where some line is on Base: the same payment would read differently beside
+ * others, and an agent that paid on Solana alone would never say where.
  */
 const onRail = (rail: Rail) => `on ${railName(rail)}`;
 

@@ -21,6 +21,10 @@ describe("the line after an agent's refused payment", () => {
     // A held request that ended with the seller's terms: ask again.
     expect(nextStep('fetch', 'approval_expired')).toMatch(/^ask again: the seller's terms are fresh, and the owner is asked again/);
     expect(nextStep('pay', 'nonce_expired')).toMatch(/^ask again/);
+    // Paid other than a registry service's price: where the price is read.
+    expect(nextStep('pay', 'price_above_registry')).toBe(
+      'coffer services SERVICE shows the price the registry lists; a registry service is paid that, no more',
+    );
   });
 
   it("adds nothing to the owner's commands, to another refusal, or where no code came back", () => {
