@@ -640,6 +640,15 @@ describe('coffer help', () => {
         said: expect.stringContaining(`coffer: "${typed}" is not an http or https URL: did you mean http://${typed}?\n`),
       });
     }
+    // A host off this machine is meant over https (the paid APIs an agent meets are), not http.
+    for (const typed of ['api.example.com/weather', '[::1]:7403/weather']) {
+      const scheme = typed.startsWith('[') ? 'http' : 'https';
+      const bare = await coffer(['fetch', typed]);
+      expect({ code: bare.code, said: bare.stderr }).toMatchObject({
+        code: 2,
+        said: expect.stringContaining(`coffer: "${typed}" is not an http or https URL: did you mean ${scheme}://${typed}?\n`),
+      });
+    }
     // A link's choices given with a request's id are said, not left unused.
     const linkFlags = await coffer(['approve', 'apr_x', '--fund', '5', '--rail', 'base']);
     expect({ code: linkFlags.code, said: linkFlags.stderr }).toMatchObject({

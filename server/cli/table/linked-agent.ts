@@ -192,8 +192,12 @@ export const fetch = defineCommand({
     const protocol = URL.canParse(url) ? new URL(url).protocol : null;
     // "127.0.0.1:7403/x" is no URL, and "localhost:7403/x" one of a scheme "localhost:": neither is a call to make.
     if (protocol !== 'http:' && protocol !== 'https:') {
-      // A suggestion only where one would be a URL ("127.0.0.1:7403/x"; never "not a url").
-      const suggestion = `http://${url.replace(/^\/+/, '')}`;
+      // A suggestion only where one would be a URL ("127.0.0.1:7403/x"; never "not a url"): http for
+      // this machine's servers (a paywall, a demo), https for a host elsewhere (as paid APIs are).
+      const bare = url.replace(/^\/+/, '');
+      const host = URL.canParse(`http://${bare}`) ? new URL(`http://${bare}`).hostname : '';
+      const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(host) || host.endsWith('.localhost');
+      const suggestion = `${local ? 'http' : 'https'}://${bare}`;
       throw new UsageError(
         URL.canParse(suggestion) && !/\s/.test(url)
           ? `"${url}" is not an http or https URL: did you mean ${suggestion}?`
