@@ -9,6 +9,8 @@ import { startChainWatch } from '../boot/chain-watch.js';
 import { resolveServeConfig } from '../boot/serve-config.js';
 import { STOP_SIGNALS } from '../boot/stop-signals.js';
 import { railWalletsOf } from '../core/rails.js';
+import { SIM_STARTING_FUNDS } from '../core/treasury/treasury.js';
+import { formatUsdc } from '../wire/money.js';
 
 /**
  * `coffer serve`: open the data dir, listen on 127.0.0.1, print the URL (first line) and a one-time
@@ -45,7 +47,7 @@ export async function serve(
   console.log(`Coffer ${version} listening on ${server.url} (network: ${coffer.chain.network})`);
   console.log(`Dashboard login (one-time, 10 minutes): ${server.loginUrl()}`);
   if (notice) console.log(notice);
-  console.log(`Treasury (owner): ${coffer.owner}${coffer.ownerCreated ? ' (new)' : ''}`);
+  console.log(`Treasury (owner): ${coffer.owner}${newTreasury(coffer, coffer.chain.isSim)}`);
   console.log(baseRailLine(coffer));
   if (coffer.ownerCreated) {
     console.log(
@@ -102,5 +104,14 @@ function baseRailLine(coffer: Awaited<ReturnType<typeof openCoffer>>): string {
   if (base === null) return 'Base rail: off (COFFER_BASE_RPC)';
   // Filed as the treasury opens (treasury.ts); "not filed" would be a data dir that failed to.
   const address = railWalletsOf(coffer.engine.ctx, coffer.owner).base ?? 'its account is not filed';
-  return `Treasury on Base (${base.network}, chain ${base.chainId ?? 'unknown'}): ${address}`;
+  return `Treasury on Base (${base.network}, chain ${base.chainId ?? 'unknown'}): ${address}${newTreasury(coffer, base.isSim)}`;
+}
+
+/**
+ * " (new)" after a treasury made by this start; on a sim chain, with the test money it starts with
+ * (treasury.ts), so the owner knows what there is to give agents and that none of it is real.
+ */
+function newTreasury(coffer: Awaited<ReturnType<typeof openCoffer>>, isSim: boolean): string {
+  if (!coffer.ownerCreated) return '';
+  return isSim ? ` (new: ${formatUsdc(SIM_STARTING_FUNDS)} test USDC)` : ' (new)';
 }

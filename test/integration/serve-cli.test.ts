@@ -48,7 +48,9 @@ describe('coffer serve', () => {
     // The banner also says where the treasury takes USDC on Base (a newcomer learnt it only from status).
     const { treasury } = await json(fetch(`${first.url}/v1/dashboard?${owner}`, { headers: auth }));
     await vi.waitFor(() => expect(first.lines.some((line) => line.startsWith('Connection file:'))).toBe(true));
-    expect(first.lines).toContain(`Treasury on Base (sim, chain 790526): ${treasury.wallets.base}`);
+    // A new sim treasury says the test money it starts with on each rail, and that it is no real money.
+    expect(first.lines).toContain(`Treasury (owner): ${connection.owner} (new: 1000.00 test USDC)`);
+    expect(first.lines).toContain(`Treasury on Base (sim, chain 790526): ${treasury.wallets.base} (new: 1000.00 test USDC)`);
     const deposits = await json(fetch(`${first.url}/v1/treasury/deposits?${owner}`, { headers: auth }));
     // The sim treasury's test money, on each rail.
     expect(deposits.deposits.map((deposit: { rail: string }) => deposit.rail).sort()).toEqual(['base', 'sol']);
@@ -112,6 +114,10 @@ describe('coffer serve', () => {
       expect(dashboard.treasury.amount).toBe('996500000');
       const depositsAgain = await json(fetch(`${second.url}/v1/treasury/deposits?${owner}`, { headers }));
       expect(depositsAgain.deposits).toHaveLength(2);
+      // Opened again, the treasury is neither new nor said to hold what it started with.
+      await vi.waitFor(() => expect(second.lines.some((line) => line.startsWith('Connection file:'))).toBe(true));
+      expect(second.lines).toContain(`Treasury (owner): ${connection.owner}`);
+      expect(second.lines).toContain(`Treasury on Base (sim, chain 790526): ${treasury.wallets.base}`);
     } finally {
       second.child.kill('SIGINT');
       expect((await second.exited).code).toBe(0);
