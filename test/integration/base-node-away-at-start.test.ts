@@ -100,12 +100,15 @@ describe('a Base node away when Coffer starts', () => {
       back(elsewhere);
       const treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base;
       await elsewhere.mint(treasury, micro('3'));
+      elsewhere.asked.clear();
       await deployAgent(t, 'wrong-chain', { dailyBudget: '5', maxPerPayment: '1' });
       // The other chain's USDC is never taken for the treasury's on Base.
       expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.balances.base).toBeNull();
       const refused = await t.api('POST', t.withOwner('/v1/agents/wrong-chain/allocate'), { body: { amount: '1', rail: 'base' } });
       expect([refused.status, refused.body.code]).toEqual([502, 'chain_unavailable']);
       expect(refused.body.error).toMatch(/serves chain 8453; devnet goes with base-sepolia \(chain 84532\)/);
+      // Asked which chain it serves, and nothing else: no balance, no gas, no transaction sent to it.
+      expect([...elsewhere.asked.keys()].filter((method) => method !== 'eth_chainId')).toEqual([]);
     } finally {
       await t.stop();
     }

@@ -112,6 +112,7 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
 
   it("a node that refuses a sent payment's receipt: refused in one line without the node's URL, settled once it answers", async () => {
     const agent = await deployAgent(t, 'lost-node', { dailyBudget: '5.00', maxPerPayment: '2.00' });
+    const sellerBefore = await held(seller);
     expect((await t.api('POST', t.withOwner('/v1/agents/lost-node/allocate'), { body: { amount: '1', rail: 'base' } })).status).toBe(200);
     node.refusing('eth_getTransactionReceipt', { code: -32000, message: 'header not found' });
     const paid = await payUsdc(t, 'lost-node', agent.apiKey, {
@@ -125,8 +126,18 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     expect(paid.body.error).not.toMatch(/127\.0\.0\.1|URL|\n/);
     expect(engineLog.join('\n')).not.toMatch(new RegExp(node.url.replace(/[.:/]/g, '\\$&')));
     await t.coffer.engine.reconcile(['base']);
-    const row = t.coffer.db.prepare("SELECT status FROM payments WHERE agent_id = 'lost-node'").pluck().all();
-    expect(row).toEqual(['confirmed']);
+    const rows = t.coffer.db.prepare("SELECT status, tx_signature AS tx FROM payments WHERE agent_id = 'lost-node'").all() as {
+      status: string;
+      tx: Hash;
+    }[];
+    expect(rows.map((row) => row.status)).toEqual(['confirmed']);
+    // Settled by the one transfer sent before the node stopped answering, read from the chain; nothing sent anew.
+    const wallet = (await t.api('GET', t.withOwner('/v1/agents/lost-node/balance'))).body.wallets.base as Address;
+    const landed = await client().getTransactionReceipt({ hash: rows[0]!.tx });
+    expect(parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: landed.logs }).map((log) => log.args)).toEqual([
+      { from: getAddress(wallet), to: seller, value: micro('0.10') },
+    ]);
+    expect([await held(seller), await held(wallet)]).toEqual([sellerBefore + micro('0.10'), micro('0.90')]);
   });
 
   it('records USDC sent to the treasury on Base from outside as a deposit, once, paging over blocks; never an agent giving back', async () => {

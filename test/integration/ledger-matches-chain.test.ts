@@ -3,13 +3,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { createPublicClient, getAddress, http, type Address } from 'viem';
+import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
-import { EMBEDDED_EVM_USDC } from '../../server/chain/evm/sim/chain.js';
 import { openConnection } from '../../server/store/sqlite-driver.js';
 import { deployAgent, micro, tempDataDir, UNLISTED_API } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
+import { chainReader } from '../helpers/chain-reader.js';
 import { pay } from '../helpers/pay.js';
 import { CLI, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 
@@ -427,29 +426,6 @@ describe('across clean restarts and SIGKILLs of the server process, every wallet
     answeredOk.set(id, micro(amount));
   }
 
-  /** A wallet's USDC as each chain's own JSON-RPC says it (Solana's at /rpc, Base's at /evm-rpc). */
-  function chainReader(at: ServeProcess, solanaMint: string) {
-    const evm = createPublicClient({ transport: http(`${at.url}/evm-rpc`, { retryCount: 0 }) });
-    const onSolana = async (wallet: string): Promise<bigint> => {
-      const response = await fetch(`${at.url}/rpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'getTokenAccountsByOwner',
-          params: [wallet, { mint: solanaMint }, { encoding: 'jsonParsed' }],
-        }),
-      });
-      const answer = (await response.json()) as any;
-      if (answer.error) throw new Error(`getTokenAccountsByOwner ${wallet}: ${JSON.stringify(answer.error)}`);
-      return (answer.result.value as any[]).reduce((sum, entry) => sum + BigInt(entry.account.data.parsed.info.tokenAmount.amount), 0n);
-    };
-    const onBase = (account: string): Promise<bigint> =>
-      evm.readContract({ address: EMBEDDED_EVM_USDC, abi: USDC_ABI, functionName: 'balanceOf', args: [account as Address] });
-    return (rail: 'sol' | 'base', wallet: string) => (rail === 'sol' ? onSolana(wallet) : onBase(wallet));
-  }
-
   /**
    * What must hold whenever the server is up and no request is in flight, read from the data dir's
    * ledger and from the chains as their RPC answers: nothing pending, every 200 confirmed, nothing
@@ -480,7 +456,10 @@ describe('across clean restarts and SIGKILLs of the server process, every wallet
         .all();
       expect(twice, `${label}: moved twice under one Idempotency-Key`).toEqual([]);
 
-      const balanceOf = chainReader(running(), db.prepare("SELECT value FROM meta WHERE key = 'sim.usdc_mint'").pluck().get() as string);
+      const balanceOf = chainReader(
+        running().url,
+        db.prepare("SELECT value FROM meta WHERE key = 'sim.usdc_mint'").pluck().get() as string,
+      );
       for (const rail of ['sol', 'base'] as const) {
         const moved = (kind: 'allocation' | 'return', agentId: string) =>
           one(

@@ -393,6 +393,14 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     });
     expect((refused as Error).message).toMatch(/is stopped, every payment refused until the owner resumes it$/);
     expect((refused as Error).message).not.toMatch(/Base/);
+    // Asked again, on a wallet that could pay on Base: refused as stopped, and nothing paid on either rail.
+    const again = await payingFetch(`${api.url}/weather?city=Nuuk`, {}, { agent }).catch((error: unknown) => error);
+    expect(again).toMatchObject({ code: 'payment_refused', details: { cofferCode: 'agent_suspended' } });
+    expect((await t.api('GET', t.withOwner('/v1/agents/trips-at-once/spend-history'))).body.payments).toEqual([]);
+    expect((await t.api('GET', t.withOwner('/v1/agents/trips-at-once/balance'))).body.balances).toMatchObject({
+      sol: '0.00',
+      base: '0.50',
+    });
   });
 
   /** How many payments the agent made. */

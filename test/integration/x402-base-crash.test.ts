@@ -107,7 +107,6 @@ describe('x402 on Base: SIGKILL between the write and the handout', () => {
     await Promise.allSettled(retries);
     expect((await serve.exited).signal).toBe('SIGKILL');
     expect(answered).toBeLessThan(BURST);
-    const servedBeforeRestart = seller.served;
 
     // Restarted: every purchase is asked again under its key. One whose row survived answers that
     // same payment and header (its authorization runs once however often it is presented); one
@@ -121,7 +120,6 @@ describe('x402 on Base: SIGKILL between the write and the handout', () => {
     expect(askedAgain.length).toBe(BURST);
     // Half are presented to the seller again; the rest were lost with the agent (never handed out).
     for (const paid of askedAgain.slice(0, BURST / 2)) await fetch(seller.url, { headers: { [paid.header.name]: paid.header.value } });
-    expect(seller.served).toBeGreaterThanOrEqual(servedBeforeRestart);
 
     // The chain's time passes every authorization's end; a restart reconciles what is left pending.
     await node.mine(2, 3_700);
@@ -132,16 +130,21 @@ describe('x402 on Base: SIGKILL between the write and the handout', () => {
     const settled = rows();
     expect(settled.filter((row) => row.status === 'pending')).toEqual([]);
     const confirmed = settled.filter((row) => row.status === 'confirmed');
-    for (const row of settled.filter((row) => row.status === 'failed')) expect(row.errorCode).toBe('dropped');
-    // At most once per purchase: no key holds two confirmed payments.
-    const keys = confirmed.map((row) => row.idempotencyKey);
-    expect(new Set(keys).size).toBe(keys.length);
+    const failed = settled.filter((row) => row.status === 'failed');
+    // One record per purchase, each settled one way: confirmed, or dropped (its authorization ended
+    // unused). Some always are: at least the headers of the last 20 that were never handed out.
+    expect(settled.map((row) => row.idempotencyKey).sort()).toEqual(Array.from({ length: BURST }, (_, i) => `burst-${i}`).sort());
+    expect(confirmed.length + failed.length).toBe(BURST);
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.map((row) => row.errorCode)).toEqual(failed.map(() => 'dropped'));
     // Every settlement the seller's facilitator made is one confirmed payment, and the ledger equals
     // the chain. (The official seller serves before it settles, so an answer it served while its
     // facilitator's concurrent sends failed was not paid; presented again, it was paid once then.)
     expect(confirmed.length).toBe(facilitator.settles.succeeded);
     expect(seller.served).toBeGreaterThanOrEqual(confirmed.length);
     const spent = micro('0.01') * BigInt(confirmed.length);
+    // Each confirmed record says what it paid: the ledger's sum is the chain's change.
+    expect(confirmed.reduce((sum, row) => sum + BigInt(row.amount), 0n)).toBe(spent);
     expect(await usdc(agent)).toBe(before.agent - spent);
     expect(await usdc(payTo)).toBe(before.seller + spent);
   }, 180_000);

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, getAddress, http, parseEther, type Address } from 'viem';
+import { createPublicClient, getAddress, http, parseEther, parseEventLogs, type Address } from 'viem';
 import { baseSepolia } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -172,6 +172,14 @@ describe('Coffer pays x402 sellers on Base', () => {
     expect(settled.body.status).toBe('confirmed');
     const found = await chain().getTransactionReceipt({ hash: settled.body.txSignature });
     expect(getAddress(found.from)).toBe(facilitator.account);
+    // The transaction found is the one that ran this authorization: its nonce used, 0.01 from the agent to the seller.
+    const { nonce } = JSON.parse(Buffer.from(paid.body.header.value, 'base64').toString()).payload.authorization;
+    expect(parseEventLogs({ abi: USDC_ABI, logs: found.logs }).map((log) => [log.eventName, log.args])).toEqual([
+      ['AuthorizationUsed', { authorizer: getAddress(agent.base), nonce }],
+      ['Transfer', { from: getAddress(agent.base), to: seller, value: micro('0.01') }],
+    ]);
+    expect(await usdc(agent.base)).toBe(micro('0.99'));
+    expect((await t.api('GET', t.withOwner('/v1/agents/base-unreported/balance'))).body.balances.base).toBe('0.99');
   });
 
   it('settles payments a facilitator ran in one transaction (Multicall3): each confirmed with it, ledger == chain', async () => {
@@ -196,8 +204,11 @@ describe('Coffer pays x402 sellers on Base', () => {
     expect(await usdc(seller)).toBe(sellerBefore + micro('0.02'));
     for (const [index, agent] of agents.entries()) {
       expect(await usdc(agent.base)).toBe(micro('0.99'));
-      const balance = (await t.api('GET', t.withOwner(`/v1/agents/base-batch-${index + 1}/balance`))).body;
-      expect(balance.balances.base).toBe('0.99');
+      // Coffer's own record (the balance above is read from the chain): one confirmed 0.01 payment each.
+      const history = await t.api('GET', t.withOwner(`/v1/agents/base-batch-${index + 1}/spend-history`), { key: agent.apiKey });
+      expect(history.body.payments.map(({ status, amount, txSignature }: Record<string, string>) => [status, amount, txSignature])).toEqual(
+        [['confirmed', '0.01', batch]],
+      );
     }
   });
 
@@ -657,13 +668,19 @@ describe('Coffer pays x402 sellers on Base', () => {
     // and refuses the second's settlement); the payment is one, whichever call carried it.
     expect(answers.filter((answer) => (answer as { status?: number }).status === 200)).toHaveLength(1);
     expect(await usdc(agent.base)).toBe(before.agent - micro('0.01'));
-    for (const answer of answers) {
-      if (!(answer instanceof PaymentError)) continue;
-      // It was made (the other call's purchase): not said to be given back, nor to be paid again.
-      expect(answer).toMatchObject({ code: 'paid_call_failed', details: { payment: { status: 'confirmed' } } });
-      expect(answer.message).not.toMatch(/gives its budget back/);
-      expect(answer.message).toMatch(/but the payment landed \(0x[0-9a-f]{64}\)/);
-    }
+    // The other call is refused as one whose payment was made (the first call's purchase): not said to
+    // be given back, nor to be paid again.
+    const refused = answers.filter((answer): answer is PaymentError => answer instanceof PaymentError);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ code: 'paid_call_failed', details: { payment: { status: 'confirmed' } } });
+    expect(refused[0]!.message).not.toMatch(/gives its budget back/);
+    expect(refused[0]!.message).toMatch(/but the payment landed \(0x[0-9a-f]{64}\)/);
+    // Coffer's own record agrees with the chain: one confirmed payment, one charge to the budget.
+    const history = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: agent.apiKey });
+    expect(history.body.payments).toHaveLength(1);
+    expect(history.body.payments[0]).toMatchObject({ status: 'confirmed', amount: '0.01', rail: 'base' });
+    const listed = (await t.api('GET', t.withOwner('/v1/agents'))).body.agents as { agentId: string; spent24h: string }[];
+    expect(listed.find((each) => each.agentId === agentId)?.spent24h).toBe('0.01');
   });
 
   it('holds a Base purchase to allowedServices, by the seller’s address in any spelling', async () => {

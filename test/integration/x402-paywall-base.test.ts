@@ -10,6 +10,7 @@ import {
   http,
   parseAbi,
   parseEther,
+  parseEventLogs,
   parseSignature,
   type Address,
   type Hash,
@@ -23,7 +24,7 @@ import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { encodePaymentSignatureHeader } from '@x402/core/http';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1, createSigner } from 'x402-fetch';
 import { close, listen } from '../helpers/http-server.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
@@ -64,6 +65,24 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       functionName: 'balanceOf',
       args: [account as Address],
     });
+  /**
+   * What a paid answer's PAYMENT-RESPONSE says was settled, held to the chain: a success naming the
+   * payer, and a transaction whose one USDC Transfer moved `amount` from the payer to the seller.
+   */
+  const settledOnChain = async (answer: Response, payer: string, amount = micro('0.01')) => {
+    const header = answer.headers.get('payment-response');
+    expect(header).not.toBeNull();
+    const settlement = decodePaymentResponseHeader(header!);
+    expect(settlement).toMatchObject({ success: true, payer: getAddress(payer) });
+    const receipt = await createPublicClient({ chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) }).getTransactionReceipt({
+      hash: settlement.transaction as Hash,
+    });
+    const transfers = parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: receipt.logs });
+    expect(transfers.map((log) => [getAddress(log.address), log.args])).toEqual([
+      [getAddress(node.usdc), { from: getAddress(payer), to: baseSeller, value: amount }],
+    ]);
+    return settlement.transaction;
+  };
   /** A buyer's account on Base with test USDC. */
   const buyer = async (amount = '1') => {
     const key = generatePrivateKey();
@@ -194,7 +213,9 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       const again = await fetch(`${restarted.url}/data`, { headers });
       expect(again.status).toBe(200);
       expect(await again.json()).toMatchObject({ data: 'sold', payer });
-      expect(again.headers.get('payment-response')).toBeTruthy();
+      // On Base its settlement is held to the chain; on Solana (the svm facilitator's), to its success and payer.
+      if (payer.startsWith('0x')) await settledOnChain(again, payer);
+      else expect(decodePaymentResponseHeader(again.headers.get('payment-response') ?? '')).toMatchObject({ success: true, payer });
       for (const url of [restarted.url, api.url]) {
         const replayed = await fetch(`${url}/data`, { headers });
         expect(replayed.status).toBe(402);
@@ -405,7 +426,7 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     const paid = await wrapFetchWithPayment(spy, client)(`${api.url}/data`);
     expect(paid.status).toBe(200);
     expect(await paid.json()).toMatchObject({ data: 'sold', payer: account.address });
-    expect(paid.headers.get('payment-response')).toBeTruthy();
+    await settledOnChain(paid, account.address);
     expect(served).toBe(before.served + 1);
     expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
@@ -1136,6 +1157,7 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
         200,
       );
       const before = served;
+      const sellerBefore = await usdc(baseSeller);
       const unpaid = await fetch(`${api.url}/data`);
       const paid = await t.api('POST', t.withOwner('/v1/agents/paywall-base/x402'), {
         key: agent.apiKey,
@@ -1152,7 +1174,12 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
         key: agent.apiKey,
         body: { headers },
       });
-      expect(settled.body).toMatchObject({ status: 'confirmed', rail: 'base', txSignature: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      const wallet = (await t.api('GET', t.withOwner('/v1/agents/paywall-base/balance'))).body.wallets.base;
+      // Settled by the transaction the seller's answer names, which moved the 0.01 on chain.
+      const transaction = await settledOnChain(retried, wallet);
+      expect(settled.body).toMatchObject({ status: 'confirmed', rail: 'base', txSignature: transaction });
+      expect(await usdc(wallet)).toBe(micro('0.99'));
+      expect(await usdc(baseSeller)).toBe(sellerBefore + micro('0.01'));
     });
   });
 });
