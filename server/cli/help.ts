@@ -7,7 +7,7 @@ const ENVIRONMENT = `environment: COFFER_HOME (data dir, default ~/.coffer), COF
              COFFER_MCP_HELD_WAIT_SECONDS (45: how long an MCP call waits for the owner's yes),
              COFFER_FACILITATOR_URL (coffer demo-api's x402 facilitator);
              an agent's commands: COFFER_CONFIG (its config file), or COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID
-             and COFFER_API_KEY together in its place`;
+             and COFFER_API_KEY together in its place (a --config FILE on the command line wins over both)`;
 
 /** `coffer help`: every listed command's usage, in the table's order, then the environment it reads. */
 export const helpText = (commands: readonly Command[], version: string): string =>
