@@ -98,6 +98,10 @@ const OTHER_WORDS = new Map([
   ['log', 'activity'],
   ['pause', 'kill'],
   ['unpause', 'resume'],
+  // What the dashboard and the words say ("stopped", "fund it"), not what the commands are called.
+  ['stop', 'kill'],
+  ['fund', 'allocate'],
+  ['withdraw', 'return'],
   ['balance', 'status'],
 ]);
 

@@ -341,6 +341,9 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
       ['history', 'activity'],
       ['payments', 'activity'],
       ['unpause', 'resume'],
+      ['stop', 'kill'],
+      ['fund', 'allocate'],
+      ['withdraw', 'return'],
     ]) {
       const other = await runCoffer([word!]);
       expect(other.code).toBe(2);
