@@ -41,7 +41,9 @@ describe("the owner's CLI", () => {
   it('deploys a funded agent, moves money both ways, renames and archives it, each said in words or as JSON', async () => {
     const deployed = await owner(['deploy', 'researcher2', '--fund', '2']);
     expect(deployed.code, deployed.stderr).toBe(0);
-    expect(deployed.stdout).toMatch(/^Deployed researcher2 \(wallet \w+\): 5\.00 USDC in any 24 hours, at most 0\.50 a payment\.$/m);
+    expect(deployed.stdout).toMatch(
+      /^Deployed researcher2 \(wallets: \w+ on Solana, 0x[0-9a-fA-F]{40} on Base\): 5\.00 USDC in any 24 hours, at most 0\.50 a payment\.$/m,
+    );
     expect(deployed.stdout).toMatch(/^Funded with 2\.00 USDC on Solana \(transaction \w+\)\.$/m);
     expect(deployed.stdout).toMatch(/^Its API key, shown this once: cof_agt_\w+$/m);
     expect(deployed.stdout).toMatch(/"researcher2": \{\s*"command"/);
@@ -254,7 +256,7 @@ describe("the owner's CLI", () => {
     const here = join(dataDir, 'fresh-here', 'agent.json');
     const deployed = await owner(['deploy', 'fresh', '--config', here]);
     expect(deployed.code, deployed.stderr).toBe(0);
-    expect(deployed.stdout).toMatch(/^Deployed fresh \(wallet \w+\)/);
+    expect(deployed.stdout).toMatch(/^Deployed fresh \(wallets: \w+ on Solana, 0x[0-9a-fA-F]{40} on Base\)/);
     // Deployed without --fund: how to fund it is said.
     expect(deployed.stdout).toContain('Its wallets are empty: coffer allocate fresh AMOUNT funds it (--rail base on Base).\n');
     expect(deployed.stdout).toContain(
@@ -333,7 +335,9 @@ describe("the owner's CLI", () => {
     // Said in words too: what the agent starts under beyond its two limits.
     const words = await owner(['deploy', 'guarded-words', '--budget', '50/month', '--ask-above', '0.25']);
     expect(words.code, words.stderr).toBe(0);
-    expect(words.stdout).toMatch(/^Deployed guarded-words \(wallet \w+\): 5\.00 USDC in any 24 hours, at most 0\.50 a payment\.$/m);
+    expect(words.stdout).toMatch(
+      /^Deployed guarded-words \(wallets: \w+ on Solana, 0x[0-9a-fA-F]{40} on Base\): 5\.00 USDC in any 24 hours, at most 0\.50 a payment\.$/m,
+    );
     expect(words.stdout).toMatch(
       /^Policy of guarded-words\n {2}daily {5}5\.00 USDC in any 24 hours: 0\.00 spent\n(?: {2}.+\n)* {2}budgets {3}50\.00 USDC a month: .+\n(?: {2}.+\n)* {2}asks {6}the owner before payments above 0\.25 USDC\n/m,
     );

@@ -3,7 +3,7 @@
  * owner key of the running Coffer's connection file (DIR/connection.json, readable by its user only).
  * Every read takes --json, which prints the API's answer as it is, for scripts.
  */
-import type { Deployed } from '../../wire/answers/agents.js';
+import type { Deployed, RailWallets } from '../../wire/answers/agents.js';
 import { startingLimits } from '../../wire/policy/policy.js';
 import { ownerClient } from '../owner-connection.js';
 import { checkConfigWritable, defaultConfigPath, readAgentConfig, writeAgentConfig } from '../../linked-agent/agent-config.js';
@@ -99,7 +99,7 @@ const beyondLimits = (policy: PolicyUpdate) => Object.keys(policy).some((field) 
 function deployedWords(deployed: Deployed, wholePolicy: string, config: string | null, rail: Rail | undefined): string {
   const { agent, policy, funding } = deployed;
   const lines = [
-    `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
+    `Deployed ${agent.agentId} (${walletsWords(agent.wallets)}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
   ];
   if (wholePolicy !== '') lines.push(wholePolicy.trimEnd());
   if (funding?.status === 'funded')
@@ -120,6 +120,10 @@ function deployedWords(deployed: Deployed, wholePolicy: string, config: string |
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** An agent's wallets, each with its rail: the Base one is where its Base USDC is sent and seen. */
+const walletsWords = (wallets: RailWallets) =>
+  wallets.base === null ? `wallet ${wallets.sol}` : `wallets: ${wallets.sol} on Solana, ${wallets.base} on Base`;
 
 /** The rail a command names (`--rail`; left out, Solana). */
 const railOf = (rail: Rail | undefined) => (rail === undefined ? {} : { rail });

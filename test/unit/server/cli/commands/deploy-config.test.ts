@@ -22,7 +22,7 @@ async function deployingCoffer(): Promise<{ dir: string; deploys: () => number }
     return {
       status: 200,
       body: {
-        agent: { agentId: 'scout', walletAddress: WALLET },
+        agent: { agentId: 'scout', walletAddress: WALLET, wallets: { sol: WALLET, base: null } },
         policy: { dailyBudget: '5.00', maxPerPayment: '1.00' },
         apiKey: KEY,
         mcpConfig: { command: 'npx', args: ['coffer', 'mcp'], env: { COFFER_API_KEY: KEY } },
@@ -51,6 +51,7 @@ describe('coffer deploy --config', () => {
     expect(await deploy({ agentId: 'scout', dataDir: dir, config }, out.stream, err.stream)).toBe(1);
     expect(deploys()).toBe(1);
     expect(err.text()).toMatch(new RegExp(`^coffer: scout is deployed, but its key could not be kept in ${config}: EEXIST`));
+    expect(out.text()).toContain(`Deployed scout (wallet ${WALLET}): 5.00 USDC in any 24 hours`);
     expect(out.text()).toContain(`Its API key, shown this once: ${KEY}`);
     expect(out.text()).toContain('"mcpServers"');
     // No file holds it, and no temporary copy of the key is left beside it.
