@@ -43,8 +43,20 @@ export function backupStatusText(status: BackupStatus): string {
     ),
     ...(schedule?.lastError == null ? [] : [`The last scheduled backup failed: ${schedule.lastError}`]),
   ];
-  const heading = status.backedUp ? 'Backed up.' : "NOT BACKED UP: if this computer is lost, so is every wallet's money.";
-  return `${heading}\n${aligned(rows, '  ')}${warnings.map((line) => `  ${line}\n`).join('')}`;
+  return `${heading(status)}\n${aligned(rows, '  ')}${warnings.map((line) => `  ${line}\n`).join('')}`;
+}
+
+/**
+ * Whether the treasury is backed up, in words that stay true: a backup file is a picture of its day
+ * (a wallet made since is in none), so with one written the treasury is backed up in part, not lost
+ * with the computer.
+ */
+function heading(status: BackupStatus): string {
+  if (status.backedUp) return 'Backed up.';
+  if (status.lastFile === null) return "NOT BACKED UP: if this computer is lost, so is every wallet's money.";
+  return status.recoveryPhrase === 'none'
+    ? 'NOT BACKED UP IN FULL: a wallet made since the last backup file is in none.'
+    : 'NOT BACKED UP IN FULL: the last backup file holds the wallets of its day; the recovery phrase restores every one, once written down.';
 }
 
 /** The recovery phrase's state, and what to do where it is not written down. */

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { backupStatusText } from '../../../../../server/cli/commands/backup-status.js';
+import type { BackupStatus } from '../../../../../server/wire/answers/backup.js';
+
+const file = { at: '2026-11-29T10:00:00.000Z', bytes: 4096, wallets: 5, walletsWithoutKey: [] };
+const status = (over: Partial<BackupStatus>): BackupStatus => ({
+  recoveryPhrase: 'not_confirmed',
+  confirmedAt: null,
+  lastFile: null,
+  schedule: null,
+  backedUp: false,
+  ...over,
+});
+const headingOf = (over: Partial<BackupStatus>) => backupStatusText(status(over)).split('\n')[0];
+
+describe("coffer backup's heading", () => {
+  it('says every wallet is lost with the computer only where no backup of any kind exists', () => {
+    expect(headingOf({})).toBe("NOT BACKED UP: if this computer is lost, so is every wallet's money.");
+  });
+
+  it('says a backup file backs the treasury up in part, not that everything is lost', () => {
+    expect(headingOf({ lastFile: file })).toBe(
+      'NOT BACKED UP IN FULL: the last backup file holds the wallets of its day; the recovery phrase restores every one, once written down.',
+    );
+    // A treasury made before recovery phrases: its files are its backup, a wallet made since is in none.
+    expect(headingOf({ recoveryPhrase: 'none', lastFile: file })).toBe(
+      'NOT BACKED UP IN FULL: a wallet made since the last backup file is in none.',
+    );
+  });
+
+  it('says backed up where the rule every door follows says so', () => {
+    expect(headingOf({ recoveryPhrase: 'confirmed', confirmedAt: '2026-11-29T10:00:00.000Z', backedUp: true })).toBe('Backed up.');
+    expect(headingOf({ recoveryPhrase: 'none', lastFile: file, backedUp: true })).toBe('Backed up.');
+  });
+});
