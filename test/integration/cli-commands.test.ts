@@ -387,6 +387,12 @@ describe('coffer status, pay, kill, open', () => {
     const unresumed = await coffer(['resume', '--config', linked, '--data-dir', dataDir]);
     expect(unresumed.code).toBe(2);
     expect(unresumed.stderr).toMatch(/^coffer: name the agent to resume, or --all/);
+    // Nothing named where no agent is linked (the owner's terminal): the same words, not "no linked agent".
+    const bare = await coffer(['resume'], { XDG_CONFIG_HOME: join(dataDir, 'no-config-here') });
+    expect({ code: bare.code, said: bare.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringMatching(/^coffer: name the agent to resume, or --all/),
+    });
     // Out of the way of the tests after (an archived agent is never resumed).
     expect((await coffer(['archive', 'brake-agent', '--data-dir', dataDir])).code).toBe(0);
   });
@@ -678,6 +684,14 @@ describe('coffer help', () => {
       code: 2,
       said: expect.stringContaining('coffer: "not a url" is not an http or https URL (one starts with http:// or https://)\n'),
     });
+    // A --header no request can carry is a usage error too (it exited 1, without the usage), before any agent is read.
+    for (const header of ['Authorization Bearer x', 'Bad Name: x', ': x']) {
+      const bad = await coffer(['fetch', 'http://127.0.0.1:9/x', '--header', header, '--config', '/nonexistent']);
+      expect({ code: bad.code, said: bad.stderr }).toMatchObject({
+        code: 2,
+        said: expect.stringContaining(`coffer: --header must be "Name: value", a header a request can carry (got "${header}")\n\nusage:\n`),
+      });
+    }
     // A GET with a body is no request fetch sends: said so, not as a host "unreachable".
     const getWithBody = await coffer(['fetch', 'http://127.0.0.1:9/x', '--method', 'get', '--data', '{}']);
     expect({ code: getWithBody.code, said: getWithBody.stderr }).toMatchObject({

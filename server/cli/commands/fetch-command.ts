@@ -20,17 +20,12 @@ type Out = NodeJS.WritableStream;
  */
 export async function fetchCommand(
   configPath: string,
-  args: { url: string; method?: string; headers: string[]; data?: string; rail?: Rail; approvalId?: string },
+  args: { url: string; method?: string; headers: [name: string, value: string][]; data?: string; rail?: Rail; approvalId?: string },
   out: Out = process.stdout,
   err: Out = process.stderr,
 ): Promise<number> {
   const agent = agentCredentials(configPath);
-  const headers = new Headers();
-  for (const line of args.headers) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) throw new Error(`--header must be "Name: value" (got "${line}")`);
-    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
-  }
+  const headers = new Headers(args.headers);
   const method = (args.method ?? (args.data === undefined ? 'GET' : 'POST')).toUpperCase();
   try {
     // Held for the owner's yes: said, then waited for (the body still goes to stdout once bought);
@@ -63,7 +58,7 @@ export async function fetchCommand(
             'fetch',
             args.url,
             ...(args.method === undefined ? [] : ['--method', args.method]),
-            ...args.headers.flatMap((header) => ['--header', withoutCredential(header)]),
+            ...args.headers.flatMap(([name, value]) => ['--header', withoutCredential(`${name}: ${value}`)]),
             ...(args.data === undefined ? [] : ['--data', args.data]),
             ...(args.rail === undefined ? [] : ['--rail', args.rail]),
             '--approval',

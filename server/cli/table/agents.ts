@@ -1,5 +1,5 @@
 // The commands that set and stop agents, the owner's settings, and the dashboard.
-import { defaultConfigPath } from '../../linked-agent/agent-config.js';
+import { defaultConfigPath, linkedHere } from '../../linked-agent/agent-config.js';
 import { defineCommand, UsageError } from '../command-line.js';
 import type { Actor } from '../who-acts.js';
 import { preferredRailOption } from './rail-option.js';
@@ -95,9 +95,10 @@ const stopOrResume = (name: 'kill' | 'resume', usage: string) =>
       if (extra !== undefined) throw new UsageError(`coffer ${name} takes one agent at a time (or --all), not also "${extra}"`, name);
       const target = { agentId, all: values.all ?? false, dataDir: values['data-dir'] };
       const commands = await agentCommands();
-      // The owner (--data-dir) names whom to resume, as for kill: without a name a linked terminal's
-      // agent would ask the owner, through its key, to resume it.
-      if (name === 'resume' && agentId === undefined && !target.all && target.dataDir !== undefined)
+      // The owner (--data-dir, or a terminal no agent is linked in) names whom to resume, as for kill:
+      // without a name a linked terminal's agent would ask the owner, through its key, to resume it.
+      const asOwner = target.dataDir !== undefined || (values.config === undefined && !linkedHere(defaultConfigPath()));
+      if (name === 'resume' && agentId === undefined && !target.all && asOwner)
         throw new UsageError(
           'name the agent to resume, or --all: coffer resume <agent> as the owner (a linked terminal asks the owner with coffer resume alone)',
           name,

@@ -80,9 +80,10 @@ export const backup = defineCommand({
 
 export const restore = defineCommand({
   name: 'restore',
-  usage: `  coffer restore FILE [--data-dir DIR] [--network NET]
+  usage: `  coffer restore FILE [--data-dir DIR] [--network sim|devnet|mainnet|<rpc-url>]
                  restore a backup file into an empty data dir (asks its passphrase), then check
-                 it against the chain; refuses a data dir in use, another network, a damaged file
+                 it against the chain; refuses a data dir in use, a damaged file, and a --network
+                 other than the backup's (left out, the backup's own)
   coffer restore --phrase --network devnet|mainnet|<rpc-url> [--data-dir DIR]
                  restore the treasury and every agent wallet used on that chain from the recovery
                  phrase (asked for, not echoed) into an empty data dir; agents come back stopped`,

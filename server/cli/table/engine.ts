@@ -11,7 +11,9 @@ const serveOptions = {
 export const serve = defineCommand({
   name: 'serve',
   usage: `  coffer serve [--data-dir DIR] [--port PORT] [--network sim|devnet|mainnet|<rpc-url>]
-                 run the engine and the localhost /v1 server (headless)`,
+                 run the engine and the localhost /v1 server (headless); the Base rail beside the
+                 network: the embedded EVM on sim, Base Sepolia beside devnet, Base beside mainnet,
+                 none beside an <rpc-url>; COFFER_BASE_RPC names its node (or off)`,
   options: serveOptions,
   run: async ({ values }, { version }) => {
     engineOptions(values, 'serve');

@@ -57,7 +57,8 @@ export const activity = defineCommand({
                  payments, newest first: the linked agent's own; as the owner (another agent named,
                  --data-dir, or where no agent is linked) one agent's, or the last 20 across every
                  agent; --refusals: the last 20 payments the policies refused, across agents or one
-                 agent's among them (owner); --limit: how many (20; one agent's at most 500)`,
+                 agent's among them (owner; the same refusal again within 10 s, an agent retrying in a
+                 loop, is listed once); --limit: how many (20; one agent's at most 500)`,
   options: {
     config: { type: 'string' },
     'data-dir': { type: 'string' },
@@ -114,18 +115,20 @@ export const pay = defineCommand({
   name: 'pay',
   usage: `  coffer pay <service> <amount> [--recipient ADDR] [--rail sol|base] [--nonce N] [--description TEXT] [--receipt] [--approval ID] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt.
-                 <service>: a registry id (coffer services lists them), or a name with --recipient
-                 (--rail base: a registry service's Base address, from the agent's Base account; an
-                 EVM --recipient is paid on Base without it; else Solana, whichever rail the owner
-                 prefers: that choice is for the 402s coffer fetch pays)
-                 (--receipt: only the X-Payment value, to send at once: with \`coffer demo-api\` running,
-                 curl -H "X-Payment: $(coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon);
-                 without --nonce a Coffer paywall takes the receipt once, up to 300 s (its default)
-                 after it lands, and a registry service is paid its listed price (less or more is
-                 refused, nothing is paid); a payment the policy holds for the owner is waited for
-                 until the owner decides; interrupted, its request is withdrawn; --approval (the
-                 service and the amount both left out, or both given): the request an earlier pay
-                 left waiting when it was killed, waited for and its receipt printed, never paid anew`,
+                 <service>: a registry id (coffer services lists them), paid its listed price (less or
+                   more is refused, nothing paid); or any name, with --recipient ADDR.
+                 The rail: Base with --rail base (a registry service's Base address, from the agent's
+                   Base account) or for an EVM --recipient (0x...); else Solana. The owner's preferred
+                   rail (coffer settings) chooses for the 402s coffer fetch pays, not here.
+                 --receipt: only the X-Payment value, to send at once; with \`coffer demo-api\` running:
+                   curl -H "X-Payment: $(coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon
+                 --nonce N: the paywall's nonce; without it a Coffer paywall takes the receipt once,
+                   up to 300 s (its default) after it lands.
+                 A payment the policy holds for the owner is waited for until the owner decides;
+                   interrupted, its request is withdrawn.
+                 --approval ID (the service and the amount both left out, or both given): the request
+                   an earlier pay left waiting when it was killed, waited for and its receipt printed,
+                   never paid anew`,
   options: {
     config: { type: 'string' },
     approval: { type: 'string' },
@@ -215,7 +218,7 @@ export const fetch = defineCommand({
     return (await import('../commands/fetch-command.js')).fetchCommand(values.config ?? defaultConfigPath(), {
       url,
       method: values.method,
-      headers: values.header ?? [],
+      headers: (values.header ?? []).map(headerOption),
       data: values.data,
       rail: railOption(values.rail, 'fetch'),
       approvalId: approvalOption(values.approval, 'fetch'),
@@ -270,4 +273,20 @@ function approvalOption(value: string | undefined, command: string): string | un
   if (value !== undefined && !APPROVAL_ID.test(value))
     throw new UsageError(`--approval takes a request's id (apr_…), not "${value}"`, command);
   return value;
+}
+
+/**
+ * One `--header 'Name: value'`: a usage error (exit 2, before anything is asked) where it is not one a
+ * request can carry, as curl's -H would be ("Authorization Bearer x", a name with a space).
+ */
+function headerOption(line: string): [name: string, value: string] {
+  const colon = line.indexOf(':');
+  const header: [string, string] = [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
+  try {
+    if (colon <= 0) throw new TypeError('no name');
+    new Headers([header]);
+  } catch {
+    throw new UsageError(`--header must be "Name: value", a header a request can carry (got "${line}")`, 'fetch');
+  }
+  return header;
 }
