@@ -6,7 +6,8 @@ import type { Rail } from '../wire/rails.js';
  * commands an agent pays with (pay, fetch): the owner's own commands change the policy outright.
  */
 const AGENT_NEXT: Readonly<Record<string, string>> = {
-  agent_suspended: 'coffer resume asks the owner to resume this agent (coffer status says why it stopped)',
+  // Only a breaker's stop has a why to show (a person's has none): status says it where there is one.
+  agent_suspended: 'coffer resume asks the owner to resume this agent (where its breaker stopped it, coffer status says why)',
   daily_budget_exceeded: 'it frees as payments pass 24 hours old; coffer policy --daily AMOUNT asks the owner for a larger daily budget',
   budget_exceeded: 'coffer policy shows each budget and when it starts afresh; coffer policy --budget ... asks the owner for more',
   max_per_payment_exceeded: 'coffer policy --max AMOUNT asks the owner for a higher max per payment',

@@ -242,6 +242,8 @@ describe('coffer backup schedule', () => {
       );
       expect(set.code, set.stderr).toBe(0);
       expect(set.stdout).toMatch(new RegExp(`^A backup file every 12 h into ${folder}, the newest 3 kept; the first was written now`));
+      // When the next is due, as a clock shows it (as coffer backup says it), not an ISO string.
+      expect(set.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/);
       expect(readdirSync(folder)).toEqual([expect.stringMatching(/^coffer-backup-sim-.*\.coffer$/)]);
       const off = await runCoffer(['backup', 'schedule', '--off', '--data-dir', dataDir], env);
       expect(off.code, off.stderr).toBe(0);

@@ -572,6 +572,13 @@ describe('coffer status, pay, kill, open', () => {
     expect((await coffer(['settings', '--data-dir', dataDir])).stdout).toMatch(/\nrail {7}none preferred: .*\(Solana first\)\n/);
     // Setting something else says only that.
     expect((await coffer(['settings', '--time-zone', 'UTC', '--data-dir', dataDir])).stdout).toBe('time zone  UTC (set by you)\n');
+    // For scripts, as every owner read: the settings' answer, the Bazaar's under `bazaar`.
+    const json = await coffer(['settings', '--preferred-rail', 'base', '--json', '--data-dir', dataDir]);
+    expect({ code: json.code, body: JSON.parse(json.stdout) }).toMatchObject({
+      code: 0,
+      body: { timeZone: 'UTC', timeZoneFrom: 'owner', preferredRail: 'base', bazaar: { state: 'off' } },
+    });
+    expect((await coffer(['settings', '--preferred-rail', 'none', '--data-dir', dataDir])).code).toBe(0);
   });
 
   it("status says why an agent's breaker stopped it", async () => {

@@ -12,6 +12,7 @@ import { writableFolderRefusal } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
 import { CofferError } from '../../wire/errors.js';
 import { readOwnerConnection } from '../owner-connection.js';
+import { localTime } from '../local-time.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 
 type Out = NodeJS.WritableStream;
@@ -161,7 +162,7 @@ export async function backupSchedule(
   });
   if (schedule === null) return 1;
   io.say.write(
-    `A backup file every ${schedule.everyHours} h into ${schedule.folder}, the newest ${schedule.keep} kept; the first was written now, the next is due ${schedule.nextAt}.\n`,
+    `A backup file every ${schedule.everyHours} h into ${schedule.folder}, the newest ${schedule.keep} kept; the first was written now, the next is due ${localTime(schedule.nextAt)}.\n`,
   );
   return 0;
 }

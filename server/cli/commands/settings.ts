@@ -1,4 +1,5 @@
 import { keyClient } from '../../client/coffer-client.js';
+import { printJson } from './print-json.js';
 import type { Bazaar } from '../../wire/answers/registry.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
@@ -14,7 +15,7 @@ type Out = NodeJS.WritableStream;
  * Coffer's connection file.
  */
 export async function settingsCommand(
-  args: { timeZone?: string; preferredRail?: Rail | 'none'; bazaar?: string; bazaarRefresh?: boolean; dataDir?: string },
+  args: { timeZone?: string; preferredRail?: Rail | 'none'; bazaar?: string; bazaarRefresh?: boolean; dataDir?: string; json?: boolean },
   out: Out = process.stdout,
 ): Promise<number> {
   const owner = readOwnerConnection(args.dataDir);
@@ -24,6 +25,12 @@ export async function settingsCommand(
     ...(args.preferredRail !== undefined && { preferredRail: args.preferredRail === 'none' ? null : args.preferredRail }),
   };
   const settings = Object.keys(change).length === 0 ? await api.settings() : await api.updateSettings(change);
+  let bazaar: Bazaar | null = null;
+  if (args.bazaar !== undefined) bazaar = await api.setBazaar({ facilitator: args.bazaar === 'off' ? null : args.bazaar });
+  if (args.bazaarRefresh) bazaar = await api.refreshBazaar();
+  bazaar ??= await api.bazaar();
+  // For scripts: the settings' answer, with the Bazaar's (its own endpoint) under `bazaar`.
+  if (args.json) return printJson({ ...settings, bazaar }, out);
   const typedOtherwise =
     args.timeZone !== undefined && args.timeZone !== 'machine' && args.timeZone.toLowerCase() !== settings.timeZone.toLowerCase();
   out.write(
@@ -38,10 +45,6 @@ export async function settingsCommand(
   if (settings.preferredRail !== null || args.preferredRail !== undefined || (plain && (await railOpen()))) {
     out.write(railLine(settings.preferredRail));
   }
-  let bazaar: Bazaar | null = null;
-  if (args.bazaar !== undefined) bazaar = await api.setBazaar({ facilitator: args.bazaar === 'off' ? null : args.bazaar });
-  if (args.bazaarRefresh) bazaar = await api.refreshBazaar();
-  bazaar ??= await api.bazaar();
   // Off, and not asked about: the line stays out, as before Bazaar discovery.
   if (bazaar.state !== 'off' || args.bazaar !== undefined) out.write(bazaarLines(bazaar));
   return 0;

@@ -56,7 +56,7 @@ export const policy = defineCommand({
 export const settings = defineCommand({
   name: 'settings',
   usage: `  coffer settings [--time-zone ZONE|machine] [--preferred-rail sol|base|none] [--bazaar URL|off]
-                 [--bazaar-refresh] [--data-dir DIR]
+                 [--bazaar-refresh] [--data-dir DIR] [--json]
                  the owner's time zone, where calendar budgets (day, week, month) begin and the day
                  a policy ends; --time-zone Europe/Berlin sets it, --time-zone machine follows this
                  machine again (owner). --preferred-rail base pays on Base where a seller takes
@@ -71,9 +71,11 @@ export const settings = defineCommand({
     bazaar: { type: 'string' },
     'bazaar-refresh': { type: 'boolean' },
     'data-dir': { type: 'string' },
+    json: { type: 'boolean', default: false },
   },
   run: async ({ values }) =>
     (await import('../commands/settings.js')).settingsCommand({
+      json: values.json,
       timeZone: values['time-zone'],
       preferredRail: preferredRailOption(values['preferred-rail'], 'settings'),
       bazaar: values.bazaar,

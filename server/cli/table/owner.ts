@@ -76,7 +76,8 @@ export const returnFunds = defineCommand({
   name: 'return',
   usage: `  coffer return <agent> [<amount>] [--rail sol|base] ${DATA_DIR}
                  moves USDC from the agent's wallet back to the treasury (without an amount: all it holds
-                 that no payment has promised away), on Solana or with --rail base on Base`,
+                 that no payment has promised away), on Solana or with --rail base on Base; a payment
+                 waiting for your yes holds nothing back (its yes then fails unless you fund it again)`,
   options: { ...reach, rail: { type: 'string' } },
   positionals: true,
   run: async ({ values, positionals }) => {

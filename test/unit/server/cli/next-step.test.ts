@@ -4,6 +4,8 @@ import { nextStep } from '../../../../server/cli/next-step.js';
 describe("the line after an agent's refused payment", () => {
   it('names the command that asks the owner, for the commands an agent pays with', () => {
     expect(nextStep('pay', 'agent_suspended')).toMatch(/^coffer resume asks the owner/);
+    // Status shows a why only for a breaker's stop (a person's has none to show): no more is promised.
+    expect(nextStep('pay', 'agent_suspended')).toMatch(/\(where its breaker stopped it, coffer status says why\)$/);
     expect(nextStep('fetch', 'daily_budget_exceeded')).toMatch(/coffer policy --daily AMOUNT asks the owner/);
     // Short of funds: the owner's command that funds the wallet.
     expect(nextStep('fetch', 'insufficient_funds')).toMatch(/^the owner funds this agent's wallet: coffer allocate AGENT AMOUNT/);
