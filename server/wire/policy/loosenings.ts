@@ -10,6 +10,7 @@ import { budgetOf, budgetsTighten, describeBudget } from './budget.js';
 import { breakerOf, breakerTightens, describeBreaker, type Breaker } from './breaker.js';
 import { expiryOf } from './expiry.js';
 import { askAboveOf } from './asks.js';
+import { warningsTighten } from './warnings.js';
 
 /**
  * A policy's end in words, in a time zone, as each door says ends: the end of a day as that day ("the
@@ -73,7 +74,7 @@ export function loosenings(current: Policy, update: PolicyUpdate, treasuryMicro:
   const shares = update.warnAt;
   if (shares !== undefined) {
     const was = current.warnAt ?? DEFAULT_WARN_AT;
-    if (!was.every((share) => shares.includes(share))) reasons.push(`Warn at ${sharesWords(was)} → ${sharesWords(sortedUnique(shares))}.`);
+    if (!warningsTighten(was, shares)) reasons.push(`Warn at ${sharesWords(was)} → ${sharesWords(sortedUnique(shares))}.`);
   }
   return reasons;
 }

@@ -9,6 +9,7 @@ import { budgetOf, budgetsTighten } from './budget.js';
 import { expiryOf, expiryTightens } from './expiry.js';
 import { breakerOf, breakerTightens } from './breaker.js';
 import { askAboveOf, asksTighten } from './asks.js';
+import { warningsTighten } from './warnings.js';
 import { DEFAULT_WARN_AT, type PolicyUpdate } from '../schemas.js';
 import type { Budget } from './budget.js';
 import type { Breaker } from './breaker.js';
@@ -64,8 +65,8 @@ export const newPolicy = (fields: PolicyUpdate & { dailyBudget: string; maxPerPa
 /**
  * True when `next` allows nothing that `current` forbids: limits only lowered, cooldown only raised,
  * the service list only narrowed (an empty list means every service, so it is the widest), the end
- * only brought closer, the breaker only made quicker, every warning kept (the owner is told no
- * less), and the owner asked at least as often (server/core/policy/holds.ts). Agents may apply such a change to themselves; anything else needs the owner.
+ * only brought closer, the breaker only made quicker, as many warnings each no later (the owner is
+ * told no less, no later), and the owner asked at least as often (server/core/policy/holds.ts). Agents may apply such a change to themselves; anything else needs the owner.
  */
 export function isTightening(current: Policy, next: Policy): boolean {
   if (next.dailyBudget > current.dailyBudget) return false;
@@ -75,7 +76,7 @@ export function isTightening(current: Policy, next: Policy): boolean {
   if (current.expiresAt !== next.expiresAt && !expiryTightens(current.expiresAt, next.expiresAt)) return false;
   if (!breakerTightens(current.breaker, next.breaker)) return false;
   if (!asksTighten(current, next)) return false;
-  if (!current.warnAt.every((share) => next.warnAt.includes(share))) return false;
+  if (!warningsTighten(current.warnAt, next.warnAt)) return false;
   if (next.allowedServices.length === 0) return current.allowedServices.length === 0;
   if (current.allowedServices.length === 0) return true;
   const allowed = new Set(current.allowedServices);

@@ -96,6 +96,14 @@ describe('mergePolicy', () => {
     expect(isTightening(asking, { ...asking, askNewRecipient: false })).toBe(false);
   });
 
+  it('warnings as many and each no later are a tightening (an agent may make it); later or fewer are not', () => {
+    expect(isTightening(base, { ...base, warnAt: [50, 90] })).toBe(true);
+    expect(isTightening(base, { ...base, warnAt: [50, 80, 95] })).toBe(true);
+    expect(isTightening(base, { ...base, warnAt: [85, 95] })).toBe(false);
+    expect(isTightening(base, { ...base, warnAt: [50] })).toBe(false);
+    expect(isTightening(base, { ...base, warnAt: [] })).toBe(false);
+  });
+
   it("ends a policy at a time as given, or at the end of a day in the owner's time zone", () => {
     expect(mergePolicy(base, { expiresAt: '2026-12-31T18:00:00+01:00' }, AT).expiresAt).toBe(Date.parse('2026-12-31T17:00:00Z'));
     // The end of 31 December in Berlin, then in New York: the next day's local midnight.
@@ -367,7 +375,7 @@ describe('isTightening properties', () => {
   const small = fc.integer({ min: 1, max: 3 });
   const endsArb = fc.record({
     expiresAt: fc.option(small, { nil: null }),
-    warnAt: fc.subarray([80, 95]),
+    warnAt: fc.subarray([50, 80, 90, 95]),
     breaker: fc.option(
       fc.oneof(
         fc.record({ refusals: fc.record({ count: small, minutes: small }), spending: fc.constant(null) }),
@@ -377,13 +385,13 @@ describe('isTightening properties', () => {
       { nil: null },
     ),
   });
-  /** Whether a payment at time t is allowed; whether k refusals (a share k) within d minutes trip the breaker; whether the owner is told at a share. */
+  /** Whether a payment at time t is allowed; whether k refusals (a share k) within d minutes trip the breaker; how often the owner was told by a share spent. */
   const paysAt = (p: Policy, t: number) => p.expiresAt === null || t < p.expiresAt;
   const tripsOnRefusals = (p: Policy, k: number, d: number) =>
     p.breaker?.refusals != null && k >= p.breaker.refusals.count && d <= p.breaker.refusals.minutes;
   const tripsOnSpending = (p: Policy, k: number, d: number) =>
     p.breaker?.spending != null && k >= p.breaker.spending.percent && d <= p.breaker.spending.minutes;
-  const told = (p: Policy, share: number) => p.warnAt.includes(share);
+  const toldBy = (p: Policy, spent: number) => p.warnAt.filter((share) => share <= spent).length;
   const UP_TO_4 = [0, 1, 2, 3, 4];
   const referenceEnds = (current: Policy, next: Policy) =>
     UP_TO_4.every((t) => !paysAt(next, t) || paysAt(current, t)) &&
@@ -394,7 +402,8 @@ describe('isTightening properties', () => {
           (!tripsOnSpending(current, k, d) || tripsOnSpending(next, k, d)),
       ),
     ) &&
-    [80, 95].every((share) => !told(current, share) || told(next, share));
+    // Told no less and no later: by every share spent, warned at least as many times.
+    Array.from({ length: 101 }, (_, spent) => spent).every((spent) => toldBy(next, spent) >= toldBy(current, spent));
 
   it('agrees with "ends no later, trips no later, tells no less" on every pair of ends, breakers and warnings', () => {
     let tightenings = 0;
