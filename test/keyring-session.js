@@ -20,7 +20,7 @@ const NAME_WAITS = 100;
 const quoted = (word) => `'${String(word).replaceAll("'", `'\\''`)}'`;
 
 /**
- * Runs `command` (its words) in that session with `run(command, args, env)`; `died` says how the
+ * Runs `command` (its words) in that session with `run(command, args, env)`; `ended` says how the
  * daemon ended where it did not outlive the command (with the last lines it wrote), else null.
  */
 export function runInKeyringSession(command, run) {
@@ -41,7 +41,7 @@ export function runInKeyringSession(command, run) {
       'exit $status',
     ].join('\n');
     const status = run('dbus-run-session', [...busConfig(home), '--', 'sh', '-c', script], { ...process.env, XDG_DATA_HOME: home });
-    return { status, died: existsSync(ended) ? `the test keyring's gnome-keyring-daemon ended during the run${lastWords(log)}` : null };
+    return { status, ended: existsSync(ended) ? `the test keyring's gnome-keyring-daemon ended during the run${lastWords(log)}` : null };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -70,7 +70,7 @@ if (projects.length > 0) {
     ...vitestArgs,
   ];
   let status;
-  let keyringDied = null;
+  let keyringEnded = null;
   const needsKeyring = projects.includes('integration');
   if (
     needsKeyring &&
@@ -80,7 +80,7 @@ if (projects.length > 0) {
     has('gnome-keyring-daemon')
   ) {
     // A keyring of its own (keyring-session.js), whose daemon's end during the run is said.
-    ({ status, died: keyringDied } = runInKeyringSession(['npx', ...vitest], run));
+    ({ status, ended: keyringEnded } = runInKeyringSession(['npx', ...vitest], run));
   } else {
     status = run('npx', vitest);
   }
@@ -101,9 +101,9 @@ if (projects.length > 0) {
     failures.push('Vitest: no report (it crashed; see above)');
   }
   // Named among the failures it would explain (every keychain test after it), else only said.
-  if (keyringDied !== null) {
-    console.log(`npm test: ${keyringDied}`);
-    if (failed > 0) failures.push(keyringDied);
+  if (keyringEnded !== null) {
+    console.log(`npm test: ${keyringEnded}`);
+    if (failed > 0) failures.push(keyringEnded);
   }
 }
 
