@@ -65,8 +65,8 @@ export const newPolicy = (fields: PolicyUpdate & { dailyBudget: string; maxPerPa
 /**
  * True when `next` allows nothing that `current` forbids: limits only lowered, cooldown only raised,
  * the service list only narrowed (an empty list means every service, so it is the widest), the end
- * only brought closer, the breaker only made quicker, as many warnings each no later (the owner is
- * told no less, no later), and the owner asked at least as often (server/core/policy/holds.ts). Agents may apply such a change to themselves; anything else needs the owner.
+ * only brought closer, the breaker only made quicker, every warning kept (the owner is told no
+ * less), and the owner asked at least as often (server/core/policy/holds.ts). Agents may apply such a change to themselves; anything else needs the owner.
  */
 export function isTightening(current: Policy, next: Policy): boolean {
   if (next.dailyBudget > current.dailyBudget) return false;

@@ -4,13 +4,11 @@
  */
 
 /**
- * True when `next` warns the owner at least as often as `current`, and each time no later: every share
- * of `current` matched with one of `next` at or below it. Sorted, that is the k-th lowest of `next` at
- * or below the k-th lowest of `current`, for each of `current` ("80, 95 → 50, 90" warns earlier: it
- * tightens; "→ 85, 95" warns later the first time and "→ 50" once: they loosen).
+ * True when `next` keeps every share of `current`: the owner is told no less. Moving a share lower is
+ * no tightening: a payment that passes several shares at once warns once, at the higher (spending-
+ * watch.ts), so "80, 95 → 50, 90" can leave the owner one warning where there were two, and "→ 1, 2"
+ * would leave none near the end of a budget.
  */
 export function warningsTighten(current: readonly number[], next: readonly number[]): boolean {
-  const ascending = (shares: readonly number[]) => [...new Set(shares)].sort((a, b) => a - b);
-  const [before, after] = [ascending(current), ascending(next)];
-  return after.length >= before.length && before.every((share, k) => after[k]! <= share);
+  return current.every((share) => next.includes(share));
 }
