@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { closestOf } from '../wire/did-you-mean.js';
+import { setAsideCredentialVariables } from '../linked-agent/agent-config.js';
 
 /** What every command is given beside its arguments. */
 export interface CommandContext {
@@ -45,7 +46,12 @@ export function defineCommand<const O extends Options>(definition: {
     name,
     usage,
     options: Object.keys(options),
-    run: (args, context) => run(parse(name, { args, options, allowPositionals: positionals, strict: true }), context),
+    run: (args, context) => {
+      const parsed = parse(name, { args, options, allowPositionals: positionals, strict: true });
+      // A config file named for an agent's command is the agent it acts as, over the shell's variables.
+      if (typeof (parsed.values as { config?: unknown }).config === 'string') setAsideCredentialVariables();
+      return run(parsed, context);
+    },
   };
 }
 

@@ -12,7 +12,7 @@ import type { Approval } from '../wire/answers/approvals.js';
 import { CofferApiError } from '../client/client-error.js';
 import { localTime } from './local-time.js';
 import { shellCommand } from '../boot/cli-invocation.js';
-import { defaultConfigPath } from '../linked-agent/agent-config.js';
+import { credentialVariablesStandIn, defaultConfigPath } from '../linked-agent/agent-config.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -57,8 +57,10 @@ export function heldWords(approval: Approval): string {
 export function pickUpCommand(words: string[], configPath: string): string {
   const config = resolve(configPath);
   const platformDefault = resolve(defaultConfigPath({ ...process.env, COFFER_CONFIG: undefined }));
+  // Where the COFFER_* variables acted, no file did: named, it would act in their agent's place.
+  const named = config !== platformDefault && !credentialVariablesStandIn();
   // `coffer` where the one on PATH is this package, else node and this script (as `coffer link` says it).
-  return shellCommand([...words, ...(config === platformDefault ? [] : ['--config', config])]);
+  return shellCommand([...words, ...(named ? ['--config', config] : [])]);
 }
 
 /**

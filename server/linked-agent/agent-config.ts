@@ -1,7 +1,7 @@
 // The linked agent's credentials on this machine (what `coffer link` writes): read by the CLI commands and the MCP bridge alike.
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 
 /** What `coffer link` writes: everything an agent on this machine needs to pay through Coffer. */
@@ -81,16 +81,24 @@ export const linkedHere = (configPath: string, env: NodeJS.ProcessEnv = process.
   existsSync(configPath) || CREDENTIAL_VARIABLES.some((name) => Boolean(env[name]));
 
 /**
- * An agent's credentials: a config file named on the command line (`--config FILE`, a path other than
- * the one the environment chooses) above all; else the COFFER_* variables when all four are set; else
- * the linked config file. The file named wins because it is said for this one command, where the
- * variables may be a whole shell's: they must never make another agent pay in its place.
+ * A config file named on the command line (`--config FILE`) is the agent the command acts as: the
+ * COFFER_* variables that stand in for a linked file are set aside for this process. They may be a
+ * whole shell's, and must never make another agent pay in the named one's place. (Set aside here, at
+ * the one place the option is read, rather than told to every caller that reads credentials.)
  */
+export function setAsideCredentialVariables(env: NodeJS.ProcessEnv = process.env): void {
+  for (const name of CREDENTIAL_VARIABLES) delete env[name];
+}
+
+/** Whether the COFFER_* variables stand in for the linked file (all four set, no --config named). */
+export const credentialVariablesStandIn = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  CREDENTIAL_VARIABLES.every((name) => Boolean(env[name]));
+
+/** An agent's credentials: the COFFER_* variables when all four are set, else the linked config file. */
 export function agentCredentials(
   configPath: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Omit<AgentConfig, 'walletAddress' | 'linkedAt'> {
-  if (resolve(configPath) !== resolve(defaultConfigPath(env))) return readAgentConfig(configPath);
   if (env.COFFER_URL && env.COFFER_OWNER && env.COFFER_AGENT_ID && env.COFFER_API_KEY) {
     return { url: env.COFFER_URL, owner: env.COFFER_OWNER, agentId: env.COFFER_AGENT_ID, apiKey: env.COFFER_API_KEY };
   }

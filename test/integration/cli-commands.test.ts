@@ -302,6 +302,16 @@ describe('coffer status, pay, kill, open', () => {
     });
     expect({ code: named.code, stderr: named.stderr }).toEqual({ code: 0, stderr: '' });
     expect(named.stdout).toMatch(/^Agent cli-agent at /m);
+    // Named though it is COFFER_CONFIG's file too: named is named.
+    const namedAgain = await coffer(['status', '--config', configFile], {
+      COFFER_CONFIG: configFile,
+      COFFER_URL: serve.url,
+      COFFER_OWNER: owner.owner,
+      COFFER_AGENT_ID: 'ghost',
+      COFFER_API_KEY: 'cof_agent_notakey',
+    });
+    expect({ code: namedAgain.code, stderr: namedAgain.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(namedAgain.stdout).toMatch(/^Agent cli-agent at /m);
     const missing = await coffer(['status', '--config', join(dataDir, 'nope.json')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/coffer link/);
@@ -388,7 +398,13 @@ describe('coffer status, pay, kill, open', () => {
     expect(unresumed.code).toBe(2);
     expect(unresumed.stderr).toMatch(/^coffer: name the agent to resume, or --all/);
     // Nothing named where no agent is linked (the owner's terminal): the same words, not "no linked agent".
-    const bare = await coffer(['resume'], { XDG_CONFIG_HOME: join(dataDir, 'no-config-here') });
+    const bare = await coffer(['resume'], {
+      COFFER_CONFIG: join(dataDir, 'no-config-here.json'),
+      COFFER_URL: '',
+      COFFER_OWNER: '',
+      COFFER_AGENT_ID: '',
+      COFFER_API_KEY: '',
+    });
     expect({ code: bare.code, said: bare.stderr }).toMatchObject({
       code: 2,
       said: expect.stringMatching(/^coffer: name the agent to resume, or --all/),
@@ -664,8 +680,8 @@ describe('coffer help', () => {
       });
     }
     // A host off this machine is meant over https (the paid APIs an agent meets are), not http.
-    for (const typed of ['api.example.com/weather', '[::1]:7403/weather']) {
-      const scheme = typed.startsWith('[') ? 'http' : 'https';
+    for (const typed of ['api.example.com/weather', '[::1]:7403/weather', '0.0.0.0:7403/weather']) {
+      const scheme = typed.startsWith('api.') ? 'https' : 'http';
       const bare = await coffer(['fetch', typed]);
       expect({ code: bare.code, said: bare.stderr }).toMatchObject({
         code: 2,

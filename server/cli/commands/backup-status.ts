@@ -54,6 +54,9 @@ export function backupStatusText(status: BackupStatus): string {
 function heading(status: BackupStatus): string {
   if (status.backedUp) return 'Backed up.';
   if (status.lastFile === null) return "NOT BACKED UP: if this computer is lost, so is every wallet's money.";
+  // A wallet whose key the store no longer has is in no file (its own warning line names it).
+  if (status.lastFile.walletsWithoutKey.length > 0)
+    return 'NOT BACKED UP IN FULL: the last backup file lacks the key of a wallet named below.';
   return status.recoveryPhrase === 'none'
     ? 'NOT BACKED UP IN FULL: a wallet made since the last backup file is in none.'
     : 'NOT BACKED UP IN FULL: the last backup file holds the wallets of its day; the recovery phrase restores every one, once written down.';

@@ -25,12 +25,15 @@ export async function settingsCommand(
     ...(args.preferredRail !== undefined && { preferredRail: args.preferredRail === 'none' ? null : args.preferredRail }),
   };
   const settings = Object.keys(change).length === 0 ? await api.settings() : await api.updateSettings(change);
-  let bazaar: Bazaar | null = null;
-  if (args.bazaar !== undefined) bazaar = await api.setBazaar({ facilitator: args.bazaar === 'off' ? null : args.bazaar });
-  if (args.bazaarRefresh) bazaar = await api.refreshBazaar();
-  bazaar ??= await api.bazaar();
-  // For scripts: the settings' answer, with the Bazaar's (its own endpoint) under `bazaar`.
-  if (args.json) return printJson({ ...settings, bazaar }, out);
+  // The Bazaar's facilitator set, refreshed or read (its own endpoint): after the settings' lines in
+  // words, so a change saved is said even where the Bazaar's then fails.
+  const bazaarNow = async (): Promise<Bazaar> => {
+    let bazaar = args.bazaar === undefined ? null : await api.setBazaar({ facilitator: args.bazaar === 'off' ? null : args.bazaar });
+    if (args.bazaarRefresh) bazaar = await api.refreshBazaar();
+    return bazaar ?? api.bazaar();
+  };
+  // For scripts: the settings' answer, with the Bazaar's under `bazaar`.
+  if (args.json) return printJson({ ...settings, bazaar: await bazaarNow() }, out);
   const typedOtherwise =
     args.timeZone !== undefined && args.timeZone !== 'machine' && args.timeZone.toLowerCase() !== settings.timeZone.toLowerCase();
   out.write(
@@ -45,6 +48,7 @@ export async function settingsCommand(
   if (settings.preferredRail !== null || args.preferredRail !== undefined || (plain && (await railOpen()))) {
     out.write(railLine(settings.preferredRail));
   }
+  const bazaar = await bazaarNow();
   // Off, and not asked about: the line stays out, as before Bazaar discovery.
   if (bazaar.state !== 'off' || args.bazaar !== undefined) out.write(bazaarLines(bazaar));
   return 0;

@@ -64,7 +64,8 @@ export const settings = defineCommand({
                  there holds the amount (none: where the funds are, Solana first). --bazaar https://api.cdp.coinbase.com/platform/v2/x402
                  lists that facilitator's x402 Bazaar services in the registry, beside the catalog
                  (cached, read again every 10 minutes when searched; off: none, the default);
-                 --bazaar-refresh reads its list now`,
+                 --bazaar-refresh reads its list now; --json: the settings' answer, the Bazaar's
+                 under "bazaar"`,
   options: {
     'time-zone': { type: 'string' },
     'preferred-rail': { type: 'string' },

@@ -199,7 +199,7 @@ export const fetch = defineCommand({
       // this machine's servers (a paywall, a demo), https for a host elsewhere (as paid APIs are).
       const bare = url.replace(/^\/+/, '');
       const host = URL.canParse(`http://${bare}`) ? new URL(`http://${bare}`).hostname : '';
-      const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(host) || host.endsWith('.localhost');
+      const local = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])$/.test(host) || host.endsWith('.localhost');
       const suggestion = `${local ? 'http' : 'https'}://${bare}`;
       throw new UsageError(
         URL.canParse(suggestion) && !/\s/.test(url)

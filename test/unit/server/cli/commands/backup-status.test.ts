@@ -28,6 +28,13 @@ describe("coffer backup's heading", () => {
     );
   });
 
+  it('says a file lacking a wallet key lacks it, not that a wallet is newer than the file', () => {
+    const lacking = { ...file, walletsWithoutKey: ['9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'] };
+    const text = backupStatusText(status({ recoveryPhrase: 'none', lastFile: lacking }));
+    expect(text.split('\n')[0]).toBe('NOT BACKED UP IN FULL: the last backup file lacks the key of a wallet named below.');
+    expect(text).toContain('warning: wallet 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin has no key in this key store');
+  });
+
   it('says backed up where the rule every door follows says so', () => {
     expect(headingOf({ recoveryPhrase: 'confirmed', confirmedAt: '2026-11-29T10:00:00.000Z', backedUp: true })).toBe('Backed up.');
     expect(headingOf({ recoveryPhrase: 'none', lastFile: file, backedUp: true })).toBe('Backed up.');
