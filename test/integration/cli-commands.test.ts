@@ -293,25 +293,14 @@ describe('coffer status, pay, kill, open', () => {
     // The network it pays on, test money said as such (the owner's status says the same).
     expect(result.stdout).toMatch(/^Agent cli-agent at http:\/\/\S+, on the embedded sim chain \(test USDC\)$/m);
     // A config file named on the command line wins over variables a whole shell may carry: another
-    // agent's (here one that does not exist) never acts in its place.
-    const named = await coffer(['status', '--config', configFile], {
-      COFFER_URL: serve.url,
-      COFFER_OWNER: owner.owner,
-      COFFER_AGENT_ID: 'ghost',
-      COFFER_API_KEY: 'cof_agent_notakey',
-    });
-    expect({ code: named.code, stderr: named.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(named.stdout).toMatch(/^Agent cli-agent at /m);
-    // Named though it is COFFER_CONFIG's file too: named is named.
-    const namedAgain = await coffer(['status', '--config', configFile], {
-      COFFER_CONFIG: configFile,
-      COFFER_URL: serve.url,
-      COFFER_OWNER: owner.owner,
-      COFFER_AGENT_ID: 'ghost',
-      COFFER_API_KEY: 'cof_agent_notakey',
-    });
-    expect({ code: namedAgain.code, stderr: namedAgain.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(namedAgain.stdout).toMatch(/^Agent cli-agent at /m);
+    // agent's (here one that does not exist) never acts in its place, even where COFFER_CONFIG names
+    // the same file (named is named).
+    const ghost = { COFFER_URL: serve.url, COFFER_OWNER: owner.owner, COFFER_AGENT_ID: 'ghost', COFFER_API_KEY: 'cof_agent_notakey' };
+    for (const env of [ghost, { ...ghost, COFFER_CONFIG: configFile }]) {
+      const named = await coffer(['status', '--config', configFile], env);
+      expect({ code: named.code, stderr: named.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(named.stdout).toMatch(/^Agent cli-agent at /m);
+    }
     const missing = await coffer(['status', '--config', join(dataDir, 'nope.json')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/coffer link/);
