@@ -83,8 +83,8 @@ export const linkedHere = (configPath: string, env: NodeJS.ProcessEnv = process.
 /**
  * A config file named on the command line (`--config FILE`) is the agent the command acts as: the
  * COFFER_* variables that stand in for a linked file are set aside for this process. They may be a
- * whole shell's, and must never make another agent pay in the named one's place. (Set aside here, at
- * the one place the option is read, rather than told to every caller that reads credentials.)
+ * whole shell's, and must never make another agent pay in the named one's place. Called where every
+ * command's options are parsed (command-line.ts), rather than told to each reader of credentials.
  */
 export function setAsideCredentialVariables(env: NodeJS.ProcessEnv = process.env): void {
   for (const name of CREDENTIAL_VARIABLES) delete env[name];
@@ -99,8 +99,8 @@ export function agentCredentials(
   configPath: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Omit<AgentConfig, 'walletAddress' | 'linkedAt'> {
-  if (env.COFFER_URL && env.COFFER_OWNER && env.COFFER_AGENT_ID && env.COFFER_API_KEY) {
-    return { url: env.COFFER_URL, owner: env.COFFER_OWNER, agentId: env.COFFER_AGENT_ID, apiKey: env.COFFER_API_KEY };
+  if (credentialVariablesStandIn(env)) {
+    return { url: env.COFFER_URL!, owner: env.COFFER_OWNER!, agentId: env.COFFER_AGENT_ID!, apiKey: env.COFFER_API_KEY! };
   }
   // Some set and some not is a configuration cut short (an MCP host's env missing one): say which.
   const missing = CREDENTIAL_VARIABLES.filter((name) => !env[name]);
