@@ -9,6 +9,7 @@ import { deployAgent, manualClock, micro, UNLISTED_API, type ApiResponse } from 
 import { useCoffer } from '../helpers/server-fixture.js';
 import { payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
+import { chainReader } from '../helpers/chain-reader.js';
 
 /**
  * One policy over both rails (issue 49; API.md, "The Base rail"): every rule of an agent's policy
@@ -33,6 +34,21 @@ const clock = manualClock(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 
 
 type Paid = ApiResponse & { rail: Rail };
 
+/**
+ * Every answer to a payment the file asks of the two sellers above, refusals with the payments: what
+ * the sellers' wallets must hold on chain at the end (the file's last test), so that a refusal which
+ * moved money anyway cannot pass on its answer and its ledger row alone.
+ */
+const toTheSellers: { rail: Rail; recipient: string | undefined; answer: ApiResponse }[] = [];
+/** Keeps an answer for that test: paid, the recipient it names (a registry service's own), else the one asked. */
+const kept = (rail: Rail, asked: unknown, answer: ApiResponse): void => {
+  toTheSellers.push({ rail, recipient: (answer.body?.recipient as string | undefined) ?? (asked as string | undefined), answer });
+};
+
+const SELLERS: Record<Rail, string> = { sol: SOL_SELLER, base: BASE_SELLER };
+let sellersBalance: ReturnType<typeof chainReader>;
+const sellersAtStart = {} as Record<Rail, bigint>;
+
 describe('one policy over both rails: each rule judges Solana and Base payments together', () => {
   const t = useCoffer({ clock });
   const policyPath = (agentId: string) => t.withOwner(`/v1/agents/${agentId}/policy`);
@@ -44,6 +60,9 @@ describe('one policy over both rails: each rule judges Solana and Base payments 
     // The treasury's Base account is topped up by the sim faucet; every agent is funded on both rails from it.
     const minted = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '200', rail: 'base' } });
     expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+    const health = await t.api('GET', '/v1/health', { key: null });
+    sellersBalance = chainReader(t.url, health.body.usdcMint as string);
+    for (const rail of RAILS) sellersAtStart[rail] = await sellersBalance(rail, SELLERS[rail]);
   });
 
   /**
@@ -65,6 +84,7 @@ describe('one policy over both rails: each rule judges Solana and Base payments 
     clock.advance(1_000);
     const paid = async (rail: Rail, body: Record<string, unknown>, headers?: Record<string, string>): Promise<Paid> => {
       const answer = await payUsdc(t, agentId, apiKey, body, headers);
+      kept(rail, body.recipient, answer);
       if (answer.status === 200) expect(answer.body.rail).toBe(rail);
       return { ...answer, rail };
     };
@@ -222,6 +242,7 @@ describe('one policy over both rails: each rule judges Solana and Base payments 
     const weather = { service: 'demo-weather', amount: '0.01' };
     const pay = (rail: Rail) =>
       payUsdc(t, 'by-service', agent.apiKey, { ...weather, rail }).then((answer): Paid => {
+        kept(rail, undefined, answer);
         if (answer.status === 200) expect(answer.body.rail).toBe(rail);
         return { ...answer, rail };
       });
@@ -437,5 +458,25 @@ describe('one policy over both rails: each rule judges Solana and Base payments 
       cooldownSeconds: 0,
       allowedServices: [],
     });
+  });
+
+  // Last in the file: it reads what every test before it asked of the two sellers.
+  it('the refusals moved nothing: each seller holds on chain exactly what the paid answers say, on each rail', async () => {
+    for (const rail of RAILS) {
+      const asked = toTheSellers.filter((entry) => entry.rail === rail && entry.recipient?.toLowerCase() === SELLERS[rail].toLowerCase());
+      // Alone (a -t filter), this test has nothing to read: it must run after the file's others.
+      expect(
+        asked.some((entry) => entry.answer.status === 402),
+        `a refusal on ${rail}, asked by the tests before this one`,
+      ).toBe(true);
+      // A repeated Idempotency-Key answers its payment again: each payment counts once.
+      const paid = new Map(
+        asked.filter((entry) => entry.answer.status === 200).map((entry) => [entry.answer.body.paymentId as string, entry.answer.body]),
+      );
+      expect(paid.size, `payments on ${rail}`).toBeGreaterThan(0);
+      for (const body of paid.values()) expect(body).toMatchObject({ rail, status: 'confirmed' });
+      const total = [...paid.values()].reduce((sum, body) => sum + micro(body.amount as string), 0n);
+      expect(await sellersBalance(rail, SELLERS[rail]), `${rail} seller ${SELLERS[rail]}`).toBe(sellersAtStart[rail] + total);
+    }
   });
 });

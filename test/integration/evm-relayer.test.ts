@@ -8,6 +8,7 @@ import { createKeyVault, type WalletKeyVault } from '../../server/keys/key-vault
 import { EvmChain } from '../../server/chain/evm/chain.js';
 import { STUCK_AFTER_MS } from '../../server/chain/evm/relayer.js';
 import { BASE_SEPOLIA } from '../../server/chain/evm/networks.js';
+import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { TestEvmNode } from '../fixtures/test-evm-node.js';
 import { manualClock } from '../helpers/coffer.js';
 
@@ -29,6 +30,8 @@ describe('the relayer on a chain whose base fee spikes', () => {
   let reference = 0;
   const client = () => createPublicClient({ transport: http(node.url, { retryCount: 0 }) });
   const sentCount = (blockTag: 'latest' | 'pending') => client().getTransactionCount({ address: treasury, blockTag });
+  /** The agent's USDC as the token says it: what each move must have given it, once, where a count of transactions cannot tell. */
+  const agentUsdc = () => client().readContract({ address: node.usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [agent] });
   const prepare = (amount: bigint) =>
     chain.prepareTransfer({
       from: treasury,
@@ -65,6 +68,7 @@ describe('the relayer on a chain whose base fee spikes', () => {
   it('replaces a transaction left below the base fee at its nonce, and sends no second one for the same transfer', async () => {
     const first = await prepare(1_000_000n);
     const mined = await sentCount('latest');
+    const held = await agentUsdc();
     await chain.resend(first);
     expect(await sentCount('pending')).toBe(mined + 1);
     // The base fee jumps far above what the transaction offers: the next block leaves it waiting.
@@ -87,6 +91,8 @@ describe('the relayer on a chain whose base fee spikes', () => {
     expect(fates.map((fate) => fate.state)).toEqual(['succeeded', 'succeeded']);
     const landed = await client().getTransactionReceipt({ hash: (fates[0] as { landedAs: string }).landedAs as Hash });
     expect(landed.status).toBe('success');
+    // Each move gave the agent its amount once: 1 + 2 USDC.
+    expect((await agentUsdc()) - held).toBe(3_000_000n);
   });
 
   it('after a restart, takes the nonce a transaction sent before it waits at, and lands both moves', async () => {
@@ -94,6 +100,7 @@ describe('the relayer on a chain whose base fee spikes', () => {
     await node.mine(1);
     const first = await prepare(1_500_000n);
     const mined = await sentCount('latest');
+    const held = await agentUsdc();
     await chain.resend(first);
     await node.setNextBaseFee(parseGwei('5000'));
     await node.mine(1);
@@ -126,12 +133,14 @@ describe('the relayer on a chain whose base fee spikes', () => {
     await node.mine(1);
     expect((await restarted.fateOf(first)).state).toBe('succeeded');
     expect(await sentCount('latest')).toBe(mined + 2);
+    expect((await agentUsdc()) - held).toBe(4_000_000n);
   });
 
   it("takes the next nonce at once where the treasury's key sent a transaction outside Coffer (the owner's wallet app)", async () => {
     await node.setNextBaseFee(parseGwei('1'));
     await node.mine(1);
     // A move first, so the relayer has counted its nonce.
+    const held = await agentUsdc();
     const first = await prepare(500_000n);
     await chain.resend(first);
     await node.mine(1);
@@ -150,5 +159,6 @@ describe('the relayer on a chain whose base fee spikes', () => {
     await node.mine(1);
     expect((await chain.fateOf(second)).state).toBe('succeeded');
     expect(await sentCount('latest')).toBe(mined + 1);
+    expect((await agentUsdc()) - held).toBe(1_200_000n);
   });
 });

@@ -43,7 +43,16 @@ const operationArbOf = (services: readonly Service[]) =>
     fc.record({ op: fc.constant('faucet' as const), amount: amountArb, rail: railArb }),
   );
 
-const operationArb = operationArbOf(SERVICES);
+/** A seller paid on Base: a payment to an EVM address moves on the Base rail. */
+const BASE_SELLER = getAddress('0x5e11e7000000000000000000000000000000ba5e');
+/** Recipients on both rails, so payments move on each. */
+const SERVICES_ON_BOTH_RAILS: readonly Service[] = [
+  ...SERVICES,
+  { service: 'base-api', recipient: BASE_SELLER },
+  { service: 'base-api', recipient: BASE_SELLER },
+];
+
+const operationArb = operationArbOf(SERVICES_ON_BOTH_RAILS);
 
 describe('after any sequence of allocations, returns and payments on both rails, every wallet on chain equals the ledger', () => {
   const t = useCoffer();
@@ -99,10 +108,20 @@ describe('after any sequence of allocations, returns and payments on both rails,
       const deposited = ledgerSum("SELECT SUM(amount) FROM deposits WHERE owner = ? AND rail = ? AND status = 'confirmed'", t.owner, rail);
       expect(await chain.usdcBalance(on(t.owner)), `treasury on ${rail}`).toBe(deposited - allocatedOut);
     }
-    const recipients = t.coffer.db.prepare('SELECT DISTINCT recipient FROM payments').pluck().all() as string[];
-    for (const recipient of recipients) {
-      const received = ledgerSum("SELECT SUM(amount) FROM payments WHERE recipient = ? AND status = 'confirmed'", recipient);
-      expect(await t.coffer.chain.usdcBalance(recipient), `recipient ${recipient}`).toBe(received);
+    // Every seller paid, on the rail it was paid on: what the payments confirmed, no more and no less.
+    const recipients = t.coffer.db.prepare('SELECT DISTINCT recipient, rail FROM payments').all() as {
+      recipient: string;
+      rail: 'sol' | 'base';
+    }[];
+    expect(new Set(recipients.map((row) => row.rail))).toEqual(new Set(['sol', 'base']));
+    for (const { recipient, rail } of recipients) {
+      const received = ledgerSum(
+        "SELECT SUM(amount) FROM payments WHERE recipient = ? AND rail = ? AND status = 'confirmed'",
+        recipient,
+        rail,
+      );
+      const chain = rail === 'sol' ? t.coffer.chain : t.coffer.base!.chain;
+      expect(await chain.usdcBalance(recipient), `recipient ${recipient} on ${rail}`).toBe(received);
     }
   }
 
@@ -114,10 +133,14 @@ describe('after any sequence of allocations, returns and payments on both rails,
           // Every run moves real money at least once, whatever was generated (a short generated run
           // may refuse everything): resume, fund and pay once, then the generated batches.
           const batches: (typeof generated)[number][] = [
-            [{ op: 'resume', agent: 'alpha' }],
+            [
+              { op: 'resume', agent: 'alpha' },
+              { op: 'resume', agent: 'beta' },
+            ],
             [{ op: 'allocate', agent: 'alpha', amount: '0.020000', rail: 'sol' }],
             [{ op: 'allocate', agent: 'beta', amount: '0.030000', rail: 'base' }],
             [{ op: 'pay', agent: 'alpha', amount: '0.010000', service: UNLISTED_API }],
+            [{ op: 'pay', agent: 'beta', amount: '0.010000', service: { service: 'base-api', recipient: BASE_SELLER } }],
             ...generated,
           ];
           for (const batch of batches) {
@@ -161,8 +184,9 @@ describe('after any sequence of allocations, returns and payments on both rails,
       ),
       { numRuns: 8 },
     );
-    // The property must have moved real money, or it proved nothing.
-    expect(ledgerSum("SELECT COUNT(*) FROM payments WHERE status = 'confirmed'")).toBeGreaterThan(0n);
+    // The property must have moved real money on each rail, or it proved nothing.
+    expect(ledgerSum("SELECT COUNT(*) FROM payments WHERE status = 'confirmed' AND rail = 'sol'")).toBeGreaterThan(0n);
+    expect(ledgerSum("SELECT COUNT(*) FROM payments WHERE status = 'confirmed' AND rail = 'base'")).toBeGreaterThan(0n);
     expect(ledgerSum("SELECT COUNT(*) FROM allocations WHERE status = 'confirmed' AND rail = 'sol'")).toBeGreaterThan(0n);
     expect(ledgerSum("SELECT COUNT(*) FROM allocations WHERE status = 'confirmed' AND rail = 'base'")).toBeGreaterThan(0n);
   });
@@ -197,14 +221,6 @@ describe('after any sequence of allocations, returns and payments on both rails,
 
 // ── The same property across restarts of the server: stopped cleanly, or SIGKILLed mid-request ──
 
-/** A seller paid on Base: a payment to an EVM address moves on the Base rail. */
-const BASE_SELLER = getAddress('0x5e11e7000000000000000000000000000000ba5e');
-/** Recipients on both rails, so payments move on each. */
-const SERVICES_ON_BOTH_RAILS: readonly Service[] = [
-  ...SERVICES,
-  { service: 'base-api', recipient: BASE_SELLER },
-  { service: 'base-api', recipient: BASE_SELLER },
-];
 /** Every agent's policy: tight enough that its cap and its daily budget (over both rails) refuse payments. */
 const POLICY = { dailyBudget: '4.00', maxPerPayment: '1.50' };
 
