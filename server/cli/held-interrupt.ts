@@ -6,13 +6,10 @@
  * came first stands, and the words say which. Decided first, the command goes on to its answer (a
  * payment made is printed, never dropped).
  */
-import { resolve } from 'node:path';
 import type { CofferClient } from '../client/coffer-client.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import { CofferApiError } from '../client/client-error.js';
 import { localTime } from './local-time.js';
-import { shellCommand } from '../boot/cli-invocation.js';
-import { credentialVariablesStandIn, defaultConfigPath } from '../linked-agent/agent-config.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -46,21 +43,6 @@ export function heldWords(approval: Approval): string {
     `Waiting for the owner's yes (${reason}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. ` +
     `The owner decides with coffer approve ${approval.approvalId} (or coffer deny), or in the dashboard's Approvals page (and the tray's menu, where Coffer runs as the desktop app).`
   );
-}
-
-/**
- * The command that picks a held request up (`coffer fetch URL --approval ID`), as typed in a shell:
- * each word quoted where it must be (a URL's `&` would end the command there, and the retry after it
- * ask, and pay, anew), and the agent's config named, from the root, where it is not the platform's
- * default: the line is pasted into another shell, maybe elsewhere, without this one's COFFER_CONFIG.
- */
-export function pickUpCommand(words: string[], configPath: string): string {
-  const config = resolve(configPath);
-  const platformDefault = resolve(defaultConfigPath({ ...process.env, COFFER_CONFIG: undefined }));
-  // Where the COFFER_* variables acted, no file did: named, it would act in their agent's place.
-  const named = config !== platformDefault && !credentialVariablesStandIn();
-  // `coffer` where the one on PATH is this package, else node and this script (as `coffer link` says it).
-  return shellCommand([...words, ...(named ? ['--config', config] : [])]);
 }
 
 /**

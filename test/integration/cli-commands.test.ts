@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { decodeReceipt } from '../../server/wire/receipts.js';
+import { shellCommand } from '../../server/boot/cli-invocation.js';
 
 /** The `coffer` commands an agent's terminal and the owner use, run as real processes. */
 const coffer = runCoffer;
@@ -126,8 +127,21 @@ describe('coffer status, pay, kill, open', () => {
     const refused = await coffer(['pay', 'demo-weather', '5.00', '--config', configFile]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/max per payment.*\(max_per_payment_exceeded\)$/m);
-    // Then what the agent's terminal can do about it: ask the owner, with the command that does.
-    expect(refused.stderr).toMatch(/^next: coffer policy --max AMOUNT asks the owner for a higher max per payment$/m);
+    // Then what the agent's terminal can do about it: ask the owner, with the command that does, as
+    // this agent (its --config named: without it, the command acts as the linked agent, or none).
+    const asking = shellCommand(['policy', '--max', 'AMOUNT', '--config', configFile]);
+    expect(refused.stderr).toContain(`\nnext: ${asking} asks the owner for a higher max per payment\n`);
+    // Typed as printed, it asks the owner for this agent's larger max (then the owner says no).
+    const followed = await new Promise<{ code: number | null; stdout: string }>((done) => {
+      let stdout = '';
+      const shell = spawn('sh', ['-c', asking.replace('AMOUNT', '5')], { env: { ...process.env, COFFER_CONFIG: '' } });
+      shell.stdout.on('data', (chunk) => (stdout += chunk));
+      shell.once('exit', (code) => done({ code, stdout }));
+    });
+    expect(followed.code).toBe(0);
+    const approvalId = /waits for the owner \(request (apr_\w+)/.exec(followed.stdout)?.[1];
+    expect(approvalId, followed.stdout).toBeDefined();
+    expect((await coffer(['deny', approvalId!, '--data-dir', dataDir])).code).toBe(0);
     // A negative amount is an amount, refused in words before Coffer is asked (not "unknown option -1");
     // ".01" is one too. The two typed the other way round are told so.
     const negative = await coffer(['pay', 'demo-weather', '-1', '--config', configFile]);
@@ -274,7 +288,9 @@ describe('coffer status, pay, kill, open', () => {
       const url = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/dear`;
       expect(await fetchCommand(configFile, { url, headers: [] }, new Writable({ write: (_c, _e, done) => done() }), err)).toBe(1);
       expect(said.join('')).toMatch(/\(max_per_payment_exceeded\)\n/);
-      expect(said.join('')).toMatch(/^next: coffer policy --max AMOUNT asks the owner for a higher max per payment$/m);
+      expect(said.join('')).toContain(
+        `\nnext: ${shellCommand(['policy', '--max', 'AMOUNT', '--config', configFile])} asks the owner for a higher max per payment\n`,
+      );
     } finally {
       seller.close();
     }

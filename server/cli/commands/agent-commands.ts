@@ -117,7 +117,7 @@ export async function payCommand(
       args.approvalId !== undefined
         ? undefined
         : (args.rail ?? (args.recipient !== undefined && isEvmAddress(args.recipient) ? 'base' : 'sol'));
-    const next = nextStep('pay', error.code, agent.agentId, rail);
+    const next = nextStep('pay', error.code, { agentId: agent.agentId, rail, configPath });
     if (next !== null) process.stderr.write(`next: ${next}\n`);
     return null;
   });

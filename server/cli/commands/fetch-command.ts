@@ -7,7 +7,8 @@ import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { usdcWords } from '../../wire/network-words.js';
 import { keyClient } from '../../client/coffer-client.js';
-import { pickUpCommand, withdrawnIfInterrupted } from '../held-interrupt.js';
+import { withdrawnIfInterrupted } from '../held-interrupt.js';
+import { agentCommandLine } from '../agent-command-line.js';
 import { localTime } from '../local-time.js';
 import { exitStatusOf } from '../exit-status.js';
 
@@ -53,7 +54,7 @@ export async function fetchCommand(
       // The same call again (its method, headers, body and rail: what it pays for), with the request,
       // until it ends: for a Coffer paywall's 402, with its terms (what the yes paid is presented then).
       ({ approvalId, expiresAt }) =>
-        `${pickUpCommand(
+        `${agentCommandLine(
           [
             'fetch',
             args.url,
@@ -98,7 +99,7 @@ export async function fetchCommand(
     err.write(`coffer: ${error.message} (${code})\n`);
     if (paid) err.write(`${afterFailedCall(paid)}\n`);
     // What the agent's terminal can do about Coffer's refusal, as `coffer pay` says it.
-    const next = nextStep('fetch', code, agent.agentId, args.rail);
+    const next = nextStep('fetch', code, { agentId: agent.agentId, rail: args.rail, configPath });
     if (next !== null) err.write(`next: ${next}\n`);
     return exitStatusOf(code);
   }

@@ -7,7 +7,7 @@
  * answers the payment that yes made.
  */
 import { approvedOrThrow } from '../../client/held-payment.js';
-import { pickUpCommand } from '../held-interrupt.js';
+import { agentCommandLine } from '../agent-command-line.js';
 import { defaultConfigPath } from '../../linked-agent/agent-config.js';
 import { isEvmAddress } from '../../wire/rails.js';
 import { LIST_LIMITS } from '../../wire/limits.js';
@@ -26,7 +26,7 @@ import type { Rail } from '../../wire/rails.js';
 export type PayTerms = { service?: string; amount?: string; recipient?: string; rail?: Rail; nonce?: string };
 
 /** The command that picks a held `coffer pay` request up. */
-export const payPickUpCommand = (approvalId: string, configPath: string) => pickUpCommand(['pay', '--approval', approvalId], configPath);
+export const payPickUpCommand = (approvalId: string, configPath: string) => agentCommandLine(['pay', '--approval', approvalId], configPath);
 
 /**
  * Why a request is not the payment this `coffer pay` picks up; null where it is. Only the terms the
@@ -41,7 +41,7 @@ export function pickUpMismatch(approval: Approval, terms: PayTerms, configPath =
   const text = (field: string) => (typeof request[field] === 'string' ? request[field] : null);
   const resource = text('resource');
   if (resource !== null)
-    return `request ${approvalId} is an x402 purchase of ${resource}: ${pickUpCommand(['fetch', resource, '--approval', approvalId], configPath)} picks it up`;
+    return `request ${approvalId} is an x402 purchase of ${resource}: ${agentCommandLine(['fetch', resource, '--approval', approvalId], configPath)} picks it up`;
   if (request.purchase !== undefined) return `request ${approvalId} pays for an image generation (coffer images), not a coffer pay`;
   const same = {
     service: terms.service === undefined || terms.service === text('service'),

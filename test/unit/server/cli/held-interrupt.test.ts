@@ -1,17 +1,11 @@
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { pickUpCommand, withdrawnIfInterrupted, withdrawnOnInterrupt } from '../../../../server/cli/held-interrupt.js';
+import { withdrawnIfInterrupted, withdrawnOnInterrupt } from '../../../../server/cli/held-interrupt.js';
 import { CofferApiError } from '../../../../server/client/client-error.js';
 import type { CofferClient } from '../../../../server/client/coffer-client.js';
 import type { Approval } from '../../../../server/wire/answers/approvals.js';
-import { defaultConfigPath } from '../../../../server/linked-agent/agent-config.js';
-import { shellCommand } from '../../../../server/boot/cli-invocation.js';
 
 const approval = { approvalId: 'apr_1' } as Approval;
-/** `coffer` as this shell runs it: the word where the one on PATH is this package, else node and the script. */
-const COFFER = shellCommand([]);
-
 /** A client whose withdrawal answers when the test says. */
 function client() {
   let answer!: (outcome: { ok: true } | { error: Error }) => void;
@@ -103,33 +97,5 @@ describe('a held wait interrupted', () => {
     await vi.waitFor(() => expect(exit).toHaveBeenCalledWith(129));
     expect(text()).toMatch(/request apr_1 could not be withdrawn \(not answering\): it still waits for the owner/);
     wait.stop();
-  });
-});
-
-describe('the command that picks a held request up', () => {
-  it('is typed as it runs: a URL with & or spaces quoted, the agent config named where it is not the default', () => {
-    expect(pickUpCommand(['fetch', 'http://127.0.0.1:7403/weather?city=Madrid&units=c', '--approval', 'apr_1'], defaultConfigPath())).toBe(
-      `${COFFER} fetch 'http://127.0.0.1:7403/weather?city=Madrid&units=c' --approval apr_1`,
-    );
-    expect(pickUpCommand(['pay', '--approval', 'apr_1'], '/tmp/agent one.json')).toBe(
-      `${COFFER} pay --approval apr_1 --config '/tmp/agent one.json'`,
-    );
-    expect(pickUpCommand(['fetch', 'http://x.test/a', '--data', '{"q":"$HOME"}', '--approval', 'apr_1'], defaultConfigPath())).toBe(
-      `${COFFER} fetch http://x.test/a --data '{"q":"$HOME"}' --approval apr_1`,
-    );
-  });
-
-  it('names a config chosen by COFFER_CONFIG, and a relative one from the root: the line is pasted into another shell, elsewhere', () => {
-    vi.stubEnv('COFFER_CONFIG', '/tmp/agents/coder.json');
-    try {
-      expect(pickUpCommand(['pay', '--approval', 'apr_1'], defaultConfigPath())).toBe(
-        `${COFFER} pay --approval apr_1 --config /tmp/agents/coder.json`,
-      );
-    } finally {
-      vi.unstubAllEnvs();
-    }
-    expect(pickUpCommand(['pay', '--approval', 'apr_1'], 'agent.json')).toBe(
-      `${COFFER} pay --approval apr_1 --config ${join(process.cwd(), 'agent.json')}`,
-    );
   });
 });

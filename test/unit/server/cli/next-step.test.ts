@@ -1,31 +1,60 @@
 import { describe, expect, it } from 'vitest';
 import { nextStep } from '../../../../server/cli/next-step.js';
+import { shellCommand } from '../../../../server/boot/cli-invocation.js';
+
+/** `coffer` as this shell runs it: the word where the one on PATH is this package, else node and the script. */
+const COFFER = shellCommand([]);
 
 describe("the line after an agent's refused payment", () => {
   it('names the command that asks the owner, for the commands an agent pays with', () => {
-    expect(nextStep('pay', 'agent_suspended')).toMatch(/^coffer resume asks the owner/);
-    // Status shows a why only for a breaker's stop (a person's has none to show): no more is promised.
-    expect(nextStep('pay', 'agent_suspended')).toMatch(/\(where its breaker stopped it, coffer status says why\)$/);
-    expect(nextStep('fetch', 'daily_budget_exceeded')).toMatch(/coffer policy --daily AMOUNT asks the owner/);
+    expect(nextStep('pay', 'agent_suspended')).toBe(
+      `${COFFER} resume asks the owner to resume this agent (where its breaker stopped it, ${COFFER} status says why)`,
+    );
+    expect(nextStep('fetch', 'daily_budget_exceeded')).toBe(
+      `it frees as payments pass 24 hours old; ${COFFER} policy --daily AMOUNT asks the owner for a larger daily budget`,
+    );
+    expect(nextStep('pay', 'budget_exceeded')).toBe(
+      `${COFFER} policy shows each budget and when it starts afresh; ${COFFER} policy --budget ... asks the owner for more`,
+    );
+    expect(nextStep('pay', 'service_not_allowed')).toBe(
+      `${COFFER} policy --allow SERVICE ... asks the owner to allow it (name every service to keep)`,
+    );
     // Short of funds: the owner's command that funds the wallet.
-    expect(nextStep('fetch', 'insufficient_funds')).toMatch(/^the owner funds this agent's wallet: coffer allocate AGENT AMOUNT/);
+    expect(nextStep('fetch', 'insufficient_funds')).toBe(
+      `the owner funds this agent's wallet: ${COFFER} allocate AGENT AMOUNT (with --rail base for its wallet on Base)`,
+    );
     // Named where the terminal knows which agent it is.
-    expect(nextStep('pay', 'insufficient_funds', 'researcher')).toBe(
-      "the owner funds this agent's wallet: coffer allocate researcher AMOUNT (with --rail base for its wallet on Base)",
+    expect(nextStep('pay', 'insufficient_funds', { agentId: 'researcher' })).toBe(
+      `the owner funds this agent's wallet: ${COFFER} allocate researcher AMOUNT (with --rail base for its wallet on Base)`,
     );
     // The rail the refused payment was on known: the one command, on that rail.
-    expect(nextStep('pay', 'insufficient_funds', 'researcher', 'sol')).toBe(
-      "the owner funds this agent's wallet: coffer allocate researcher AMOUNT",
+    expect(nextStep('pay', 'insufficient_funds', { agentId: 'researcher', rail: 'sol' })).toBe(
+      `the owner funds this agent's wallet: ${COFFER} allocate researcher AMOUNT`,
     );
-    expect(nextStep('pay', 'insufficient_funds', 'researcher', 'base')).toBe(
-      "the owner funds this agent's wallet on Base: coffer allocate researcher AMOUNT --rail base",
+    expect(nextStep('pay', 'insufficient_funds', { agentId: 'researcher', rail: 'base' })).toBe(
+      `the owner funds this agent's wallet on Base: ${COFFER} allocate researcher AMOUNT --rail base`,
     );
     // A held request that ended with the seller's terms: ask again.
     expect(nextStep('fetch', 'approval_expired')).toMatch(/^ask again: the seller's terms are fresh, and the owner is asked again/);
     expect(nextStep('pay', 'nonce_expired')).toMatch(/^ask again/);
     // Paid other than a registry service's price: where the price is read.
     expect(nextStep('pay', 'price_above_registry')).toBe(
-      'coffer services SERVICE shows the price the registry lists; a registry service is paid that, no more',
+      `${COFFER} services SERVICE shows the price the registry lists; a registry service is paid that, no more`,
+    );
+  });
+
+  it("names the agent's config in the agent's commands as the failed call named it, never in the owner's", () => {
+    const configPath = '/tmp/agents/solo one.json';
+    // Without it, `coffer policy --max` acts as the linked agent, another one, or none (a usage error).
+    expect(nextStep('fetch', 'max_per_payment_exceeded', { configPath })).toBe(
+      `${COFFER} policy --max AMOUNT --config '/tmp/agents/solo one.json' asks the owner for a higher max per payment`,
+    );
+    expect(nextStep('pay', 'agent_suspended', { configPath })).toBe(
+      `${COFFER} resume --config '/tmp/agents/solo one.json' asks the owner to resume this agent (where its breaker stopped it, ${COFFER} status --config '/tmp/agents/solo one.json' says why)`,
+    );
+    // The owner's command acts on the agent it names, from the owner's connection.
+    expect(nextStep('pay', 'insufficient_funds', { agentId: 'solo', rail: 'base', configPath })).toBe(
+      `the owner funds this agent's wallet on Base: ${COFFER} allocate solo AMOUNT --rail base`,
     );
   });
 
