@@ -11,9 +11,15 @@ export const SEARCH_DEFAULT_LIMIT = 20;
 export const DEMO_API_LISTED_URL = 'http://127.0.0.1:7403';
 
 /**
- * A service as the registry answers it. The demo API's listings name the port it really runs on
- * when it runs elsewhere than the catalog's default (it says where, see demoApiUrl).
+ * A listing's endpoint where it is served now: the demo API's name the port it really runs on when it
+ * runs elsewhere than the catalog's default (it says where, see demoApiUrl). What the registry shows
+ * and what a payment's URL is matched against are the same, or a listed demo service bought on its
+ * real port would be judged outside the registry (its name, allowedServices, its price cap).
  */
+const servedEndpoint = (endpoint: string, demoApiUrl: string | null): string =>
+  demoApiUrl !== null && endpoint.includes(`${DEMO_API_LISTED_URL}/`) ? endpoint.replace(DEMO_API_LISTED_URL, demoApiUrl) : endpoint;
+
+/** A service as the registry answers it, its endpoint where it is served now (servedEndpoint). */
 export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = null): CatalogService => ({
   id: service.id,
   name: service.name,
@@ -21,10 +27,7 @@ export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = 
   category: service.category,
   pricing: service.pricing,
   pricePerCall: service.pricePerCall,
-  endpoint:
-    demoApiUrl !== null && service.endpoint.includes(`${DEMO_API_LISTED_URL}/`)
-      ? service.endpoint.replace(DEMO_API_LISTED_URL, demoApiUrl)
-      : service.endpoint,
+  endpoint: servedEndpoint(service.endpoint, demoApiUrl),
   source: service.source,
   payTo: service.payTo,
   network: service.network,
@@ -102,7 +105,8 @@ export function registryServiceFor(
 ): { service: ServiceRecord | null; serviceId: string; listed: bigint | null } {
   const candidates = ctx.store.servicesPaidTo(payTo);
   const target = new URL(url);
-  const matched = candidates.find((candidate) => endpointMatches(candidate.endpoint, target));
+  const demoApiUrl = ctx.demoApiUrl?.() ?? null;
+  const matched = candidates.find((candidate) => endpointMatches(servedEndpoint(candidate.endpoint, demoApiUrl), target));
   const service = matched ?? (candidates.length === 1 ? (candidates[0] ?? null) : null);
   const prices = (service ? [service] : candidates).map(listedPrice).filter((price): price is bigint => price !== null);
   const listed = prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));

@@ -23,6 +23,24 @@ async function x402Ready(store: StoreKind): Promise<CoreEngine> {
 const ask = (amount: bigint, memo?: string) => ({ url: URL_PAID, status: 402 as const, ...core.x402.answer402(SELLER, amount, memo) });
 
 describe.each(STORES)('on the %s ledger', (store) => {
+  describe('an x402 purchase from the demo API where it runs on another port than the catalog lists', () => {
+    it("is the listed service's: named by it, allowed by it, held to its price; its sibling at the same address is not", async () => {
+      // `coffer demo-api --port 7612`: the registry lists its services there (GET /v1/services says so).
+      core = await coreEngine({ store, demoApiUrl: () => 'http://127.0.0.1:7612' });
+      const weather = core.store.getService('demo-weather')!;
+      expect(core.store.getService('demo-quotes')!.payTo).toBe(weather.payTo);
+      core.chain.mint(weather.payTo, 1n);
+      await core.fundedAgent('alpha', '1', { allowedServices: ['demo-weather'] });
+      const offer = (url: string, amount: bigint) => ({ url, status: 402 as const, ...core.x402.answer402(weather.payTo, amount) });
+      const paid = await core.x402Paid('alpha', offer('http://127.0.0.1:7612/weather?city=Lisbon', 10_000n));
+      expect(core.store.getPayment(paid.paymentId)).toMatchObject({ serviceId: 'demo-weather', serviceName: weather.name });
+      // Its listed price caps it, as on the catalog's own port.
+      await expectCofferError(core.x402Paid('alpha', offer('http://127.0.0.1:7612/weather?city=Porto', 20_000n)), 'price_above_registry');
+      // demo-quotes, paid at the same address, is another service: not one this agent is allowed.
+      await expectCofferError(core.x402Paid('alpha', offer('http://127.0.0.1:7612/quote?symbol=ACME', 10_000n)), 'service_not_allowed');
+    });
+  });
+
   describe('an x402 payment', () => {
     it('is signed by the agent alone and handed out pending; the seller settles it, its report confirms it', async () => {
       const { engine, chain, x402, asAgent } = await x402Ready(store);
