@@ -5,6 +5,7 @@
  * agent's Coffer over HTTP with the agent's key: nothing here holds a wallet key.
  */
 export { payingFetch, PaymentError } from '../x402/paying-fetch.js';
+export { linkedAgent } from '../linked-agent/paying-agent.js';
 export type { PaidResponse, PayingAgent, PayingFetchOptions, PaymentErrorCode, PaymentMade } from '../x402/paying-fetch.js';
 export { createCofferClient, keyClient, type CofferClient } from '../client/coffer-client.js';
 export { CofferApiError } from '../client/client-error.js';

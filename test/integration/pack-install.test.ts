@@ -8,6 +8,7 @@ import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
 import { json, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
 import { ownerApi, readConnection } from '../helpers/owner-api.js';
 import { packagePath } from '../../server/package/package-files.js';
+import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 
 /**
  * The package as a user installs it: `npm pack`, then `npm install -g` of the tarball into a
@@ -119,13 +120,23 @@ describe('npm pack, npm install -g, coffer', () => {
       const broke = await post('/v1/agents/deploy', { agentId: 'broke', dailyBudget: '1', maxPerPayment: '0.05' });
 
       // docs/X402.md's example (coffer/client), as the agent's code: TypeScript, checked against the shipped types, then run.
-      const source = `import { payingFetch, keyClient, PaymentError, type PayingAgent } from 'coffer/client';
+      // The agent as `coffer deploy --config FILE` writes it: linkedAgent reads that file as the CLI does.
+      const agentConfig = join(project, 'coder.json');
+      writeAgentConfig(agentConfig, {
+        agentId: 'coder',
+        walletAddress: deployed.agent.walletAddress as string,
+        apiKey: deployed.apiKey as string,
+        url: serve.url,
+        owner,
+        linkedAt: new Date().toISOString(),
+      });
+      const source = `import { payingFetch, keyClient, linkedAgent, PaymentError, type PayingAgent } from 'coffer/client';
 
-const agent: PayingAgent = { cofferUrl: process.env.COFFER_URL!, owner: process.env.COFFER_OWNER!, agentId: 'coder', apiKey: process.env.COFFER_API_KEY! };
+const agent = linkedAgent(process.env.AGENT_CONFIG!);
 const { response, payment } = await payingFetch(process.env.PAID_URL!, {}, { agent });
 const coffer = keyClient(agent.cofferUrl, { owner: agent.owner, key: agent.apiKey });
-const { balance } = await coffer.balance('coder');
-const broke = { ...agent, agentId: 'broke', apiKey: process.env.BROKE_API_KEY! };
+const { balance } = await coffer.balance(agent.agentId);
+const broke: PayingAgent = { ...agent, agentId: 'broke', apiKey: process.env.BROKE_API_KEY! };
 const refused = await payingFetch(process.env.PAID_URL!, {}, { agent: broke }).catch((error: unknown) =>
   error instanceof PaymentError ? \`\${error.code} \${error.details.cofferCode}\` : String(error),
 );
@@ -156,7 +167,7 @@ console.log(JSON.stringify({ status: response.status, body: await response.json(
         join(project, 'agent.mjs'),
         source
           .replace(', type PayingAgent', '')
-          .replace('const agent: PayingAgent =', 'const agent =')
+          .replace('const broke: PayingAgent =', 'const broke =')
           .replaceAll('!', '')
           .replace('(error: unknown)', '(error)'),
       );
@@ -165,9 +176,7 @@ console.log(JSON.stringify({ status: response.status, body: await response.json(
         encoding: 'utf8',
         env: {
           ...process.env,
-          COFFER_URL: serve.url,
-          COFFER_OWNER: owner,
-          COFFER_API_KEY: deployed.apiKey,
+          AGENT_CONFIG: agentConfig,
           BROKE_API_KEY: broke.apiKey,
           PAID_URL: `${demoUrl}/weather?city=Oslo`,
         },

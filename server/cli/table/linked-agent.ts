@@ -229,7 +229,9 @@ export const fetch = defineCommand({
 export const mcp = defineCommand({
   name: 'mcp',
   usage: `  coffer mcp [--config FILE]
-                 the MCP tool server (stdio) for the linked agent`,
+                 the MCP tool server (stdio) for an agent: the one --config names, else the one
+                 COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID and COFFER_API_KEY name together (the
+                 mcpConfig that deploy, key and link print sets them), else the linked agent`,
   // `--no-sandbox`: what an AppImage's launch carries (electron/mcp-launch.ts); it means nothing here.
   options: { config: { type: 'string' }, 'no-sandbox': { type: 'boolean' } },
   run: async ({ values }, { version }) =>
