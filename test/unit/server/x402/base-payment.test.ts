@@ -82,6 +82,11 @@ describe('Base x402 payments', () => {
     ['Permit2', { extra: { name: 'USDC', version: '2', assetTransferMethod: 'permit2' } }, /Permit2|permit2/],
     ['another token name', { extra: { name: 'USD Coin', version: '2' } }, /"USD Coin" version 2; this chain's USDC is "USDC" version 2/],
     ['another version', { extra: { name: 'USDC', version: '1' } }, /version 1/],
+    [
+      'no token named (no extra)',
+      { extra: {} },
+      /^the x402 offer does not name its token's EIP-712 name and version \(extra\.name, extra\.version\), which an EIP-3009 authorization is signed for; this chain's USDC is "USDC" version 2$/,
+    ],
   ])('refuses %s before anything is signed', async (_what, entry, message) => {
     const offer = offerOf(entry);
     let signed = 0;
