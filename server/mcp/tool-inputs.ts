@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import {
   agentIdSchema,
+  allocateBodySchema,
   amountSchema,
   askAboveSchema,
   budgetWith,
@@ -78,6 +79,9 @@ export const spendHistoryInput = z.object({
 export const allocateInput = z.object({
   amount: amountInput('how much to move from the treasury'),
   agentId: thisAgentByDefault,
+  rail: allocateBodySchema.shape.rail.describe(
+    "which of the agent's wallets it goes to: sol (its Solana wallet, the default) or base (its account on Base, from the treasury's there)",
+  ),
 });
 
 export const deployInput = z.object({

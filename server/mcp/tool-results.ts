@@ -1,5 +1,6 @@
 import type { MayWait } from '../client/answer.js';
 import { CofferApiError } from '../client/client-error.js';
+import { nextTool } from './refusal-next.js';
 
 /** A tool's answer: the JSON as text (for hosts that only read text) and as structured content. */
 export function reply(value: object) {
@@ -9,9 +10,16 @@ export function reply(value: object) {
   };
 }
 
-/** Expected failures are results with isError and the server's message (and its code), not protocol errors. */
+/**
+ * Expected failures are results with isError and the server's message (and its code), not protocol
+ * errors; a refusal the agent can act on says which tool asks the owner for more. In text only: a
+ * host's SDK holds an error's structuredContent to the tool's output schema too, which describes
+ * the tool's answer, not its refusals.
+ */
 export function failure(error: unknown) {
-  const text = error instanceof CofferApiError ? `${error.message} (${error.code})` : (error as Error).message;
+  if (!(error instanceof CofferApiError)) return { isError: true, content: [{ type: 'text' as const, text: (error as Error).message }] };
+  const next = nextTool(error.code);
+  const text = `${error.message} (${error.code})${next === null ? '' : `. Next: ${next}.`}`;
   return { isError: true, content: [{ type: 'text' as const, text }] };
 }
 

@@ -154,6 +154,10 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     const refused = await call('pay', { service: 'demo-weather', amount: '3.00' });
     expect(refused.isError).toBe(true);
     expect(refused.content[0]?.text).toMatch(/max per payment.*\(max_per_payment_exceeded\)/);
+    // Then the tool that asks the owner for more, as the CLI's "next:" line names its command.
+    expect(refused.content[0]?.text).toMatch(
+      /\(max_per_payment_exceeded\)\. Next: set_policy with a higher maxPerPayment asks the owner for it\.$/,
+    );
     const history = data(await call('get_spend_history', { limit: 5 }));
     expect(history.payments).toHaveLength(1);
     const invalid = await call('pay', { service: 'demo-weather', amount: 'lots' });
@@ -165,7 +169,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(unknownMethod.content[0]?.text).toMatch(/method.* \(invalid_request\)$/);
     const overpriced = await call('pay', { service: 'demo-quotes', amount: '0.45' });
     expect(overpriced.isError).toBe(true);
-    expect(overpriced.content[0]?.text).toMatch(/\(price_above_registry\)/);
+    expect(overpriced.content[0]?.text).toMatch(/\(price_above_registry\)\. Next: find_service shows the price the registry lists/);
   });
 
   it('fetch_paid calls a paid API, pays the 402 within policy, and returns the answer', async () => {
@@ -260,13 +264,21 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
 
   it('an agent cannot raise its limits, fund itself, resume itself or deploy agents: all wait for the owner', async () => {
     const funds = data(await call('allocate_budget', { amount: '10.00' }));
-    expect(funds).toMatchObject({ status: 'pending', kind: 'allocate' });
+    expect(funds).toMatchObject({ status: 'pending', kind: 'allocate', request: { amount: '10.00' } });
+    expect(funds.request).not.toHaveProperty('rail');
+    // Its account on Base, named: the owner is asked for that wallet.
+    const onBase = data(await call('allocate_budget', { amount: '2.00', rail: 'base' }));
+    expect(onBase).toMatchObject({ status: 'pending', kind: 'allocate', request: { amount: '2.00', rail: 'base' } });
     const spawn = data(await call('deploy_agent', { agentId: 'spawn', dailyBudget: '1.00', maxPerPayment: '0.10' }));
     expect(spawn).toMatchObject({ status: 'pending', kind: 'deploy' });
     const killed = data(await call('kill_agent'));
     expect(killed).toMatchObject({ agentId: 'mcp-agent', status: 'suspended', withdrawn: { heldPayments: 0 } });
     // These two, and whatever the earlier tests left waiting.
     expect(killed.withdrawn.requests).toBeGreaterThanOrEqual(2);
+    // A payment now is refused, and the refusal names the one tool that asks to go on.
+    const stopped = await call('pay', { ...UNLISTED_API, amount: '0.01' });
+    expect(stopped.isError).toBe(true);
+    expect(stopped.content[0]?.text).toMatch(/\(agent_suspended\)\. Next: resume_agent asks the owner to resume this agent/);
     // Stopping withdraws what it asked for before; asking to be resumed is what it may still do.
     expect(data(await call('check_approval', { approvalId: funds.approvalId }))).toMatchObject({ status: 'withdrawn' });
     expect(data(await call('check_approval', { approvalId: spawn.approvalId }))).toMatchObject({ status: 'withdrawn' });

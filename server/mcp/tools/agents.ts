@@ -6,12 +6,13 @@ import { NEW_AGENT_STEPS, pendingOrResult } from '../tool-results.js';
 
 export const allocateBudget = defineTool({
   name: 'allocate_budget',
-  description: "Ask for USDC from the owner's treasury into an agent's wallet (this agent by default). The owner approves it.",
+  description:
+    "Ask for USDC from the owner's treasury into an agent's wallet (this agent by default), on Solana or (rail base) on Base. The owner approves it.",
   inputSchema: input.allocateInput,
   outputSchema: output.allocateOutput,
   annotations: CHANGES_STATE,
-  answer: async ({ amount, agentId }, { ctx }) =>
-    pendingOrResult(await ctx.api.allocate(agentId ?? ctx.agentId, { amount }), 'An allocation'),
+  answer: async ({ amount, agentId, rail }, { ctx }) =>
+    pendingOrResult(await ctx.api.allocate(agentId ?? ctx.agentId, rail === undefined ? { amount } : { amount, rail }), 'An allocation'),
 });
 
 export const deployAgent = defineTool({

@@ -1,0 +1,21 @@
+/**
+ * What an agent can do about a refusal, in the tools it has: the MCP counterpart of the line `coffer
+ * pay` and `coffer fetch` print after one (cli/next-step.ts). A model reads the refusal's text and
+ * nothing else, so the next call is named there, with its argument.
+ */
+const NEXT_TOOL: Readonly<Record<string, string>> = {
+  agent_suspended: 'resume_agent asks the owner to resume this agent; nothing is paid until they do',
+  daily_budget_exceeded:
+    'the daily budget frees as payments pass 24 hours old; set_policy with a larger dailyBudget asks the owner for more',
+  budget_exceeded: 'get_policy shows each budget and when it starts afresh; set_policy with larger budgets asks the owner for more',
+  max_per_payment_exceeded: 'set_policy with a higher maxPerPayment asks the owner for it',
+  service_not_allowed: 'set_policy with allowedServices naming it (and every service to keep) asks the owner to allow it',
+  insufficient_funds:
+    'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base); where the seller offers both rails, fetch_paid with the other rail may pay from the wallet that holds it',
+  price_above_registry: 'find_service shows the price the registry lists; a registry service is paid that, no more',
+  approval_expired: "call again: the seller's terms are fresh, and the owner is asked again",
+  nonce_expired: "call again: the seller's terms are fresh, and the owner is asked again",
+};
+
+/** The sentence to add after a refusal with `code`; null where there is nothing more to do than its words say. */
+export const nextTool = (code: string): string | null => NEXT_TOOL[code] ?? null;
