@@ -309,6 +309,10 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
         `pays x402 "exact" in USDC on eip155:${EMBEDDED_EVM_CHAIN_ID}; the seller offers .*exact on eip155:${DEMO_EVM_CHAIN_ID} .*\\(unsupported_offer\\)`,
       ),
     );
+    // And whose agent can: a newcomer sent here by the README learns the demo's Coffer pays its seller.
+    expect(refused.stderr).toContain(
+      `; eip155:${DEMO_EVM_CHAIN_ID} is the test chain of coffer demo-x402, whose seller is paid by the demo's own Coffer and agent (the commands it prints name that agent's --config)`,
+    );
     const mineHistory = await ownApi.json<{ payments: unknown[] }>('GET', '/v1/agents/mine/spend-history');
     expect(mineHistory.payments).toEqual([]);
     await stop(own.child, 'SIGTERM');

@@ -1,3 +1,4 @@
+import { DEMO_EVM_CHAIN_ID, DEMO_EVM_NETWORK } from '../../wire/network-words.js';
 import { CofferError, RepeatedFailure, isErrorCode } from '../../wire/errors.js';
 import { actorOf, requireAgentScope, type Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
@@ -319,9 +320,10 @@ async function payableRequirement(
       .join('');
     throw new CofferError(
       'unsupported_offer',
-      where.length === 0
+      (where.length === 0
         ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : railName(asked)} here; the seller offers ${offered}${whyNot}`
-        : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`}${whyNot}`,
+        : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`}${whyNot}`) +
+        demoSellerWords(ctx, offer),
     );
   }
   const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
@@ -382,6 +384,20 @@ function noX402Here(ctx: EngineContext, rail: Rail, version: number): string {
   return version === 1
     ? `x402 v1 names Base and Base Sepolia only, and this Coffer's Base rail is ${base.network}`
     : `x402 does not name this Coffer's Base rail, ${base.network}`;
+}
+
+/**
+ * The demo seller's chain named where its offer is refused: its EVM chain is the demo's own, never
+ * Base nor a Coffer's embedded one (network-words.ts), so a Coffer of the user's own cannot pay it,
+ * and a newcomer who followed the README to it is told whose agent can.
+ */
+function demoSellerWords(ctx: EngineContext, offer: X402Offer): string {
+  const demoChain = `eip155:${DEMO_EVM_CHAIN_ID}`;
+  // The demo's own Coffer pays that chain: a refusal there has another why, said before this.
+  const elsewhere = ctx.base?.network !== DEMO_EVM_NETWORK;
+  return elsewhere && offer.requirements.some((entry) => entry.network === demoChain)
+    ? `; ${demoChain} is the test chain of coffer demo-x402, whose seller is paid by the demo's own Coffer and agent (the commands it prints name that agent's --config)`
+    : '';
 }
 
 /** How x402 names this Coffer's network of a rail in an offer of this version; null where it names none. */
