@@ -392,6 +392,22 @@ describe('Coffer pays x402 sellers on Base', () => {
       );
     });
 
+    it('refused for want of funds on the rail asked for, says the offer is payable on the other', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller }, '600000');
+      // Enough on Solana, not on Base: asked for Base, refused there, and told where else it is payable.
+      const agent = await fundedAgent('asked-short', '0.50', {}, '1.00');
+      const refused = await payX402('asked-short', agent.apiKey, { ...offer.answer(), rail: 'base' });
+      expectError(refused, 402, 'insufficient_funds');
+      expect(refused.body.error).toBe(
+        "the agent's wallet holds 0.50 USDC available on Base, less than 0.60; the offer is payable on Solana too, with no rail asked",
+      );
+      // And without the rail, it is paid there.
+      const paid = await payX402('asked-short', agent.apiKey, offer.answer());
+      expect(paid.body).toMatchObject({ rail: 'sol', recipient: solSeller, amount: '0.60' });
+    });
+
     it("paid at once beyond one rail's funds: each purchase the two wallets hold between them is paid, on the other rail where one runs short", async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

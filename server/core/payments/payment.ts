@@ -39,9 +39,10 @@ export interface PaymentToMove extends PaymentAsked {
   approved?: boolean;
   /**
    * An x402 offer payable on another rail too, whose wallet there did not hold the amount either
-   * when the rail was chosen (x402-pay.ts railWithFunds): its figure, said in a refusal for want of funds.
+   * when the rail was chosen (x402-pay.ts railWithFunds): its figure, said in a refusal for want of
+   * funds; null where this rail was asked for and the other not read (the refusal says it is payable there).
    */
-  alsoShort?: { rail: Rail; free: bigint };
+  alsoShort?: { rail: Rail; free: bigint | null };
 }
 
 /** A payment's signed transaction, with what x402 hands out (null for a payment Coffer sends). */

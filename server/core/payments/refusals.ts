@@ -53,9 +53,10 @@ export const archivedRecipientRefusal = (recipient: string, archived: AgentRecor
 
 /**
  * What the wallet holds on the rail paid, beyond what it has promised away there (pending payments and
- * returns), must cover the payment. `alsoShort`: the other rail the offer was payable on, short too.
+ * returns), must cover the payment. `alsoShort`: the other rail the offer was payable on, short too
+ * (`free` null: not read, the agent having asked for this rail; the words say it is payable there).
  */
-export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, alsoShort?: { rail: Rail; free: bigint }): Refusal =>
+export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, alsoShort?: { rail: Rail; free: bigint | null }): Refusal =>
   available >= amount
     ? null
     : new CofferError(
@@ -63,7 +64,9 @@ export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, al
         `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}` +
           (alsoShort === undefined
             ? ''
-            : `; on ${railName(alsoShort.rail)}, where the offer is payable too, ${formatUsdc(alsoShort.free < 0n ? 0n : alsoShort.free)}`),
+            : alsoShort.free === null
+              ? `; the offer is payable on ${railName(alsoShort.rail)} too, with no rail asked`
+              : `; on ${railName(alsoShort.rail)}, where the offer is payable too, ${formatUsdc(alsoShort.free < 0n ? 0n : alsoShort.free)}`),
       );
 
 /** A paid API's nonce is paid once per recipient: `earlier` is a live payment of it. */

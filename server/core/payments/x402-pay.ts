@@ -275,8 +275,11 @@ interface Payable {
   requirement: X402Requirement;
   rail: Rail;
   recipient: string;
-  /** The other rail the offer is payable on, whose wallet does not hold the amount either (railWithFunds). */
-  alsoShort?: { rail: Rail; free: bigint };
+  /**
+   * The other rail the offer is payable on, whose wallet does not hold the amount either
+   * (railWithFunds); `free` null where the agent asked for this rail, the other unread.
+   */
+  alsoShort?: { rail: Rail; free: bigint | null };
 }
 
 /**
@@ -326,7 +329,14 @@ async function payableRequirement(
         demoSellerWords(ctx, offer),
     );
   }
-  const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
+  // Asked for on one rail: a refusal for want of funds there says where else the offer is payable.
+  const alsoPayable = asked === undefined ? undefined : RAILS.find((rail) => rail !== asked && payablesOn(ctx, offer, rail).length > 0);
+  const chosen =
+    onRails.length > 1
+      ? await railWithFunds(ctx, agent, onRails)
+      : alsoPayable === undefined
+        ? first
+        : { ...first, alsoShort: { rail: alsoPayable, free: null } };
   if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
   // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
   // other rail, where the offer is tried should the chosen one run short before its reservation.
