@@ -8,10 +8,32 @@ export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: stri
   const agent = ctx.store.getAgent(owner, agentId);
   if (agent === null) {
     // A mistyped id is named with the one it most likely meant (read only on this path).
-    const ids = ctx.store.listAgents(owner).map((a) => a.agentId);
-    throw new CofferError('agent_not_found', `no agent "${agentId}" for this owner${didYouMean(agentId, ids)}`);
+    const agents = ctx.store.listAgents(owner);
+    throw new CofferError(
+      'agent_not_found',
+      `no agent "${agentId}" for this owner${
+        displayedAs(agentId, agents) ??
+        didYouMean(
+          agentId,
+          agents.map((a) => a.agentId),
+        )
+      }`,
+    );
   }
   return agent;
+}
+
+/**
+ * The agents a name is the display name of (case aside): a link made with `--name` leaves an agent
+ * whose id is another, and the name is what the dashboard shows. Null where it names none.
+ */
+function displayedAs(typed: string, agents: AgentRecord[]): string | null {
+  const named = agents.filter((a) => a.displayName.toLowerCase() === typed.toLowerCase());
+  if (named.length === 0) return null;
+  if (named.length === 1)
+    return `: "${named[0]!.displayName}" is the display name of agent "${named[0]!.agentId}", which is named by its id`;
+  const ids = named.map((a) => `"${a.agentId}"`);
+  return `: agents ${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]!} are displayed as that name, and are named by their ids`;
 }
 
 /**
