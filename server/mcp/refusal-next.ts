@@ -11,7 +11,7 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
   max_per_payment_exceeded: 'set_policy with a higher maxPerPayment asks the owner for it',
   service_not_allowed: 'set_policy with allowedServices naming it (and every service to keep) asks the owner to allow it',
   insufficient_funds:
-    'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base); where the seller offers both rails, fetch_paid with the other rail may pay from the wallet that holds it',
+    'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base, where this Coffer runs that rail); where the seller offers both rails, fetch_paid with the other rail may pay from the wallet that holds it',
   price_above_registry: 'find_service shows the price the registry lists; a registry service is paid that, no more',
   approval_expired: "call again: the seller's terms are fresh, and the owner is asked again",
   nonce_expired: "call again: the seller's terms are fresh, and the owner is asked again",

@@ -193,7 +193,7 @@ function termsRefusalOf(requirement: X402Requirement, domain: TokenDomain): Coff
   if (method !== undefined && method !== 'eip3009') {
     return new CofferError('unsupported_offer', `the x402 offer asks for a ${String(method)} transfer; Coffer pays Base by EIP-3009 only`);
   }
-  if (extra.name === undefined || extra.version === undefined) {
+  if (typeof extra.name !== 'string' || typeof extra.version !== 'string') {
     return new CofferError(
       'unsupported_offer',
       `the x402 offer does not name its token's EIP-712 name and version (extra.name, extra.version), which an EIP-3009 authorization is signed for; this chain's USDC is "${domain.name}" version ${domain.version}`,

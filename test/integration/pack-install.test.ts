@@ -135,12 +135,12 @@ describe('npm pack, npm install -g, coffer', () => {
 const agent = linkedAgent(process.env.AGENT_CONFIG!);
 const { response, payment } = await payingFetch(process.env.PAID_URL!, {}, { agent });
 const coffer = keyClient(agent.cofferUrl, { owner: agent.owner, key: agent.apiKey });
-const { balance } = await coffer.balance(agent.agentId);
+const { balances } = await coffer.balance(agent.agentId);
 const broke: PayingAgent = { ...agent, agentId: 'broke', apiKey: process.env.BROKE_API_KEY! };
 const refused = await payingFetch(process.env.PAID_URL!, {}, { agent: broke }).catch((error: unknown) =>
   error instanceof PaymentError ? \`\${error.code} \${error.details.cofferCode}\` : String(error),
 );
-console.log(JSON.stringify({ status: response.status, body: await response.json(), paid: payment?.amount, balance, refused }));
+console.log(JSON.stringify({ status: response.status, body: await response.json(), paid: payment?.amount, rail: payment?.rail, balances, refused }));
 `;
       writeFileSync(join(project, 'agent.ts'), source);
       writeFileSync(
@@ -186,7 +186,8 @@ console.log(JSON.stringify({ status: response.status, body: await response.json(
         status: 200,
         body: { city: 'Oslo' },
         paid: '0.01',
-        balance: '0.49',
+        rail: 'sol',
+        balances: { sol: '0.49', base: '0.00' },
         refused: 'payment_refused insufficient_funds',
       });
     } finally {

@@ -11,6 +11,7 @@ import { PaymentError, payingFetch } from '../../server/x402/paying-fetch.js';
 import { spawn } from 'node:child_process';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { CLI } from '../helpers/serve-process.js';
+import { shellCommand } from '../../server/boot/cli-invocation.js';
 
 /**
  * payingFetch paying Coffer's own 402 where the chain does not take the payment at once: it is signed
@@ -170,8 +171,9 @@ describe('payingFetch when the chain has not confirmed the payment', () => {
     });
     const code = await new Promise<number | null>((resolve) => fetching.once('exit', resolve));
     cluster.throttle = null;
-    expect(err).toMatch(
-      /^Coffer has not confirmed the payment yet \(the chain has not answered\): waiting up to 60 s\. This call pays it once at most; stopped or run again, check coffer activity first\.$/m,
+    // The command to check with names this agent's config, as the failed call did.
+    expect(err).toContain(
+      `Coffer has not confirmed the payment yet (the chain has not answered): waiting up to 60 s. This call pays it once at most; stopped or run again, check ${shellCommand(['activity', '--config', config])} first.\n`,
     );
     expect(await landed).toBe(1);
     expect(code, err).toBe(0);

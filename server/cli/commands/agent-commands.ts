@@ -3,6 +3,7 @@ import { withdrawnIfInterrupted } from '../held-interrupt.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { DEFAULT_TERMS_SECONDS } from '../../wire/paywall-nonce.js';
 import { nextStep } from '../next-step.js';
+import { agentCommandLine } from '../agent-command-line.js';
 import { isEvmAddress } from '../../wire/rails.js';
 import { lateReceiptWords, payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
 import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
@@ -67,7 +68,7 @@ export async function status(configPath: string, options: { json?: boolean } = {
   // What stops it by itself: too many refusals, or spending too fast (the owner resumes it).
   const breaker = breakerWords(p.breaker);
   if (breaker !== null) out.write(`  breaker  ${breaker}\n`);
-  out.write(history.payments.length ? '  recent payments (coffer activity: more):\n' : '  no payments yet\n');
+  out.write(history.payments.length ? `  recent payments (${agentCommandLine(['activity'], configPath)}: more):\n` : '  no payments yet\n');
   if (history.payments.length > 0) out.write(aligned(history.payments.map(spendCells), '    '));
   return 0;
 }

@@ -47,7 +47,7 @@ export async function fetchCommand(
             onHeld,
             onChainWait: () =>
               err.write(
-                `Coffer has not confirmed the payment yet (the chain has not answered): waiting up to ${CHAIN_WAIT_MS / 1000} s. This call pays it once at most; stopped or run again, check coffer activity first.\n`,
+                `Coffer has not confirmed the payment yet (the chain has not answered): waiting up to ${CHAIN_WAIT_MS / 1000} s. This call pays it once at most; stopped or run again, check ${agentCommandLine(['activity'], configPath)} first.\n`,
               ),
           },
         ),

@@ -85,6 +85,11 @@ describe('Base x402 payments', () => {
     [
       'no token named (no extra)',
       { extra: {} },
+      /does not name its token's EIP-712 name and version/,
+    ],
+    [
+      'a token named null',
+      { extra: { name: null, version: null } },
       /^the x402 offer does not name its token's EIP-712 name and version \(extra\.name, extra\.version\), which an EIP-3009 authorization is signed for; this chain's USDC is "USDC" version 2$/,
     ],
   ])('refuses %s before anything is signed', async (_what, entry, message) => {
