@@ -2,6 +2,7 @@
  * The words for a network where a person reads it (the dashboard, the tray, the CLI): test money is
  * said to be test money. Pure and browser-safe (the dashboard imports it).
  */
+import { groupThousands } from './money.js';
 
 /**
  * The local cluster `coffer demo-x402` runs: test SOL and test USDC on this machine only. x402 names no
@@ -48,6 +49,17 @@ export const usdcWords = (network: string | null): 'test USDC' | 'USDC' =>
 /** A short label for a chip beside a balance: the network's name, with "test money" where it is. */
 export function networkChip(network: string): string {
   return DEMO_NETWORKS.includes(network) ? `${network} (test money)` : network;
+}
+
+/**
+ * ETH as a person reads it, on the dashboard and in the CLI alike: at most 4 decimals, cut (never more
+ * than the account holds), grouped ("999.9991", not a rounded "999.9992" on one screen and the cut
+ * figure on the other).
+ */
+export function shortEther(balance: string): string {
+  const [whole = '0', fraction = ''] = balance.split('.');
+  const kept = fraction.slice(0, 4).replace(/0+$/, '');
+  return groupThousands(kept === '' ? whole : `${whole}.${kept}`);
 }
 
 /** What the treasury's gas on Base is, by its network: test ETH on this machine's test chains (sim, the demo's). */

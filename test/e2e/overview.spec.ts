@@ -58,7 +58,7 @@ test('desktop: the agents and the brake come before the treasury; Stop all and R
   await expect(page.getByRole('button', { name: /^Resume/ })).toHaveCount(0);
   // Each row's balance on Base, from the dashboard's own answer, under the Solana one.
   const balance = page.getByTestId('agent-row-researcher').locator('td[data-label="Wallet balance"]');
-  await expect(balance).toHaveText('40.00 USDCOn Base: 12.50 USDC');
+  await expect(balance).toHaveText('40.00 USDC on SolanaOn Base: 12.50 USDC');
   await expect(page.getByTestId('agent-row-trader').getByTestId('agent-balance-base')).toHaveText('On Base: 0.00 USDC');
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => localStorage.setItem('coffer-theme', t), theme);

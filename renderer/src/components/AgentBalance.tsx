@@ -11,7 +11,10 @@ export function AgentBalance({ balance, balances }: { balance: string; balances:
   const baseOff = useBaseOff();
   return (
     <span className="agent-balance">
-      <Money value={balance} />
+      <span className="nowrap">
+        <Money value={balance} />
+        {!baseOff && <span className="muted rail-word"> on Solana</span>}
+      </span>
       {!baseOff && (
         <span className="sub muted" data-testid="agent-balance-base">
           <OnBaseBalance balance={balances.base} />

@@ -20,7 +20,8 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
   return (
     <dl className="facts">
       <div>
-        <dt>Wallet balance</dt>
+        {/* Where the Base rail is open, each figure says its chain: an agent funded on Base alone reads 0.00 here. */}
+        <dt>Wallet balance{baseOff ? '' : ' on Solana'}</dt>
         <dd className="big-number">
           <Money value={agent.balance} />
         </dd>
@@ -46,7 +47,7 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
         </dd>
       </div>
       <div className="wide">
-        <dt>Wallet address</dt>
+        <dt>{baseOff ? 'Wallet address' : 'Solana wallet address (USDC on Solana)'}</dt>
         <dd>
           <code className="address" data-testid="wallet-address">
             {agent.walletAddress}

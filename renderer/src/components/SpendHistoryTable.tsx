@@ -4,16 +4,17 @@ import { useTimeZone } from '../state/store.js';
 import { Money } from './Money.js';
 import { PaymentStatus } from './PaymentStatus.js';
 import { PaymentVenue } from './PaymentVenue.js';
+import { RailCell } from './RailCell.js';
 import { TableHead } from './TableHead.js';
 
-/** What an agent paid, newest first; when, in the owner's time zone, as the agent page's other times. */
+/** What an agent paid, newest first, each on its rail; when, in the owner's time zone, as the agent page's other times. */
 export function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
   const timeZone = useTimeZone();
   if (history.length === 0) return <p className="empty">No payments yet.</p>;
   return (
     <div className="table-wrap">
       <table>
-        <TableHead columns={['When', 'Service', 'Description', { label: 'Amount', num: true }, 'Status']} />
+        <TableHead columns={['When', 'Venue', 'Description', { label: 'Amount', num: true }, 'Rail', 'Status']} />
         <tbody>
           {history.map((p) => (
             <tr key={p.id}>
@@ -25,6 +26,7 @@ export function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
               <td className="num">
                 <Money value={p.amount} />
               </td>
+              <RailCell rail={p.rail} />
               <td>
                 <PaymentStatus status={p.status} errorCode={p.errorCode} protocol={p.protocol} approvedAt={p.approvedAt} />
               </td>

@@ -8,7 +8,7 @@ import { Money } from './Money.js';
 import { OnBaseBalance } from './OnBaseBalance.js';
 import { QrCode } from './QrCode.js';
 import { TableHead } from './TableHead.js';
-import { gasWords, networkWords, testChainNote } from '../../../server/wire/network-words.js';
+import { gasWords, networkWords, shortEther, testChainNote } from '../../../server/wire/network-words.js';
 
 /** The treasury: balance, network, where to deposit, what arrived, and on sim a faucet. */
 export function Treasury() {
@@ -56,8 +56,8 @@ export function Treasury() {
             </p>
             {treasury.baseGas !== null && (
               <p className={treasury.baseGas.low ? 'warning' : 'muted'} data-testid="treasury-base-gas">
-                Gas for moves on Base: {Number(treasury.baseGas.balance).toLocaleString('en-US', { maximumFractionDigits: 4 })}{' '}
-                {gasWords(treasury.network)}, about {treasury.baseGas.moves.toLocaleString('en-US')} moves at today&apos;s fee
+                Gas for moves on Base: {shortEther(treasury.baseGas.balance)} {gasWords(treasury.network)}, about{' '}
+                {treasury.baseGas.moves.toLocaleString('en-US')} moves at today&apos;s fee
                 {treasury.baseGas.low && ': send ETH to the Base deposit address before it runs out'}
               </p>
             )}
@@ -83,9 +83,18 @@ export function Treasury() {
           </div>
         )}
       </div>
+      {/* Each code named by its chain: USDC sent to the other chain's address would reach no wallet of this treasury's. */}
       <div className="qr-codes">
-        <QrCode text={treasury.walletAddress} label={`QR code of the deposit address ${treasury.walletAddress}`} />
-        {baseAccount !== null && <QrCode text={baseAccount} label={`QR code of the Base deposit address ${baseAccount}`} />}
+        <figure className="qr-code">
+          <QrCode text={treasury.walletAddress} label={`QR code of the Solana deposit address ${treasury.walletAddress}`} />
+          <figcaption>Deposit on Solana</figcaption>
+        </figure>
+        {baseAccount !== null && (
+          <figure className="qr-code">
+            <QrCode text={baseAccount} label={`QR code of the Base deposit address ${baseAccount}`} />
+            <figcaption>Deposit on Base</figcaption>
+          </figure>
+        )}
       </div>
       <details className="deposits">
         <summary>Deposits ({deposits.length})</summary>

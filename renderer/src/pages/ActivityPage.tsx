@@ -5,11 +5,7 @@ import { PaymentStatus } from '../components/PaymentStatus.js';
 import { Money } from '../components/Money.js';
 import { TableHead } from '../components/TableHead.js';
 import { PaymentVenue } from '../components/PaymentVenue.js';
-import { railName } from '../../../server/wire/rail-words.js';
-import type { Rail } from '../../../server/wire/rails.js';
-
-/** The rail a payment was made or asked on; a refusal kept before Coffer kept its rail has none. */
-const railCell = (rail: Rail | null) => <td>{rail === null ? '—' : `${railName(rail)} USDC`}</td>;
+import { RailCell } from '../components/RailCell.js';
 
 /** When, as a short time, with the full date on hover. */
 function TimeCell({ timestamp }: { timestamp: string }) {
@@ -50,7 +46,7 @@ export function ActivityTable({ limit }: { limit?: number }) {
               <td className="num">
                 <Money value={row.amount} />
               </td>
-              {railCell(row.rail)}
+              <RailCell rail={row.rail} />
               <td>
                 <PaymentStatus status={row.status} errorCode={row.errorCode} protocol={row.protocol} approvedAt={row.approvedAt} />
               </td>
@@ -62,7 +58,7 @@ export function ActivityTable({ limit }: { limit?: number }) {
   );
 }
 
-/** What agents tried and the policy refused: nothing was sent, but the owner should see it. */
+/** What agents tried and Coffer refused (the policy, the wallet, a stop): nothing was sent, but the owner should see it. */
 function RefusalsTable() {
   const refusals = useDashboard((s) => s.dashboard?.recentRefusals ?? []);
   if (refusals.length === 0) return <p className="empty">Nothing refused.</p>;
@@ -79,7 +75,7 @@ function RefusalsTable() {
               <td className="num">
                 <Money value={row.amount} />
               </td>
-              {railCell(row.rail)}
+              <RailCell rail={row.rail} />
               <td>{row.message}</td>
             </tr>
           ))}
@@ -99,7 +95,10 @@ export function ActivityPage() {
       </section>
       <section className="card" aria-labelledby="refused-title">
         <h2 id="refused-title">Refused</h2>
-        <p className="muted">Payments agents tried that their policy refused (nothing was sent), newest first.</p>
+        <p className="muted">
+          Payments agents tried that Coffer refused (their policy, their wallet short, or they were stopped; nothing was sent), newest
+          first.
+        </p>
         <RefusalsTable />
       </section>
     </>

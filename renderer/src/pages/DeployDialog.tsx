@@ -4,7 +4,7 @@ import { useAction } from '../lib/use-action.js';
 import type { Deployed } from '../api/types.js';
 import { Money } from '../components/Money.js';
 import { railName } from '../../../server/wire/rail-words.js';
-import { useDashboard } from '../state/store.js';
+import { useBaseOff, useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { KeyOnce, UncopiedKeyWarning, useKeyCloseGuard } from '../components/KeyOnce.js';
 import { Dialog } from '../components/Dialog.js';
@@ -17,6 +17,8 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
   const [form, setForm] = useState(emptyNewAgent());
   const { busy, error, setError, invalid, submit: submitForm } = useAction();
   const [deployed, setDeployed] = useState<Deployed | null>(null);
+  // Its Base account is offered where the rail is open (as its page does): funds may have gone there.
+  const baseOff = useBaseOff();
 
   const close = () => {
     setDeployed(null);
@@ -55,8 +57,17 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
             onCopied={guard.markCopied}
           />
           <FundingNote funding={deployed.funding} />
-          <p className="muted">
-            Wallet <code>{deployed.agent.walletAddress}</code>. Allocate funds to it from its page.
+          <p className="muted" data-testid="deployed-wallets">
+            {baseOff ? (
+              <>
+                Wallet <code>{deployed.agent.walletAddress}</code>.
+              </>
+            ) : (
+              <>
+                Wallets: on Solana <code>{deployed.agent.walletAddress}</code>, on Base <code>{deployed.agent.wallets.base}</code>.
+              </>
+            )}{' '}
+            Allocate funds to it from its page.
           </p>
           {guard.confirming ? (
             <UncopiedKeyWarning onBack={guard.cancelConfirm} onClose={close} />

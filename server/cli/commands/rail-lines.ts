@@ -6,10 +6,9 @@
  */
 import type { RailBalances, RailWallets } from '../../wire/answers/agents.js';
 import type { DashboardTreasury } from '../../wire/answers/dashboard.js';
-import { groupThousands } from '../../wire/money.js';
 import { railName } from '../../wire/rail-words.js';
 import { RAILS, type Rail } from '../../wire/rails.js';
-import { gasWords } from '../../wire/network-words.js';
+import { gasWords, shortEther } from '../../wire/network-words.js';
 
 /** Why a balance on Base reads as unknown: the rail is open, and its node did not answer. */
 const BASE_NODE_AWAY = 'its node did not answer';
@@ -37,13 +36,6 @@ export function walletLines(wallets: RailWallets, balances: RailBalances, baseNe
   return rails.map(
     (rail, index) => `${held[index]!.padEnd(width)}  (${wallets[rail]})${balances[rail] === null ? `: ${BASE_NODE_AWAY}` : ''}`,
   );
-}
-
-/** ETH as the dashboard shows it: at most 4 decimals, cut (never more than it holds), grouped. */
-function shortEther(balance: string): string {
-  const [whole = '0', fraction = ''] = balance.split('.');
-  const kept = fraction.slice(0, 4).replace(/0+$/, '');
-  return groupThousands(kept === '' ? whole : `${whole}.${kept}`);
 }
 
 /**

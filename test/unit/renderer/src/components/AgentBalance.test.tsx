@@ -15,7 +15,8 @@ describe("an agent row's balance", () => {
     onRail('base-sepolia');
     const { container } = render(<AgentBalance balance="1.50" balances={{ sol: '1.50', base: '1250' }} />);
     expect(screen.getByTestId('agent-balance-base').textContent).toBe('On Base: 1,250.00 USDC');
-    expect(container.textContent).toBe('1.50 USDC' + 'On Base: 1,250.00 USDC');
+    // Each figure says its chain: one funded on Base alone does not read as empty.
+    expect(container.textContent).toBe('1.50 USDC on Solana' + 'On Base: 1,250.00 USDC');
   });
 
   it("says the Base balance is unknown where the rail is open and its node did not answer, as the treasury's card does", () => {

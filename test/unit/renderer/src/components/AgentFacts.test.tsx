@@ -37,10 +37,15 @@ describe("an agent's facts", () => {
     onRail('base-sepolia');
     const { rerender } = render(<AgentFacts agent={agent as never} />);
     expect(screen.getByTestId('wallet-address-base').textContent).toBe(BASE_ACCOUNT);
+    // Beside it, the Solana wallet and its balance say their chain.
+    expect(screen.getByText('Solana wallet address (USDC on Solana)')).toBeTruthy();
+    expect(screen.getByText('Wallet balance on Solana')).toBeTruthy();
     onRail(null);
     rerender(<AgentFacts agent={agent as never} />);
     // USDC sent there would reach no rail this Coffer reads.
     expect(screen.queryByTestId('wallet-address-base')).toBeNull();
+    expect(screen.getByText('Wallet address')).toBeTruthy();
+    expect(screen.getByText('Wallet balance')).toBeTruthy();
     expect(screen.getByTestId('wallet-address').textContent).toBe(SOL_WALLET);
   });
 

@@ -4,6 +4,7 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { Treasury } from '../../../../../renderer/src/components/Treasury.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { TREASURY_BASE_ACCOUNT, TREASURY_WALLET, dashboardTreasury } from '../../../../fixtures/dashboard-treasury.js';
+import { gasLine } from '../../../../../server/cli/commands/rail-lines.js';
 
 /** The overview's treasury as GET /v1/dashboard answers it, with the Base rail on `baseNetwork`. */
 const dashboard = (baseNetwork: string | null, held24h = '0.00') => ({
@@ -32,11 +33,21 @@ describe('the treasury card', () => {
     const { rerender } = render(<Treasury />);
     expect(screen.getByTestId('deposit-address-base').textContent).toBe(TREASURY_BASE_ACCOUNT);
     expect(await screen.findByAltText(`QR code of the Base deposit address ${TREASURY_BASE_ACCOUNT}`)).toBeTruthy();
+    // Each code says its chain beside it: USDC sent to the other chain's address reaches no wallet here.
+    const captions = () =>
+      [...document.querySelectorAll('.qr-codes figure')].map((figure) => [
+        figure.querySelector('img')?.alt,
+        figure.querySelector('figcaption')?.textContent,
+      ]);
+    expect(captions()).toEqual([
+      [`QR code of the Solana deposit address ${TREASURY_WALLET}`, 'Deposit on Solana'],
+      [`QR code of the Base deposit address ${TREASURY_BASE_ACCOUNT}`, 'Deposit on Base'],
+    ]);
     useDashboard.setState({ dashboard: dashboard(null) as never });
     rerender(<Treasury />);
     expect(screen.queryByTestId('treasury-base')).toBeNull();
     expect(screen.queryByAltText(`QR code of the Base deposit address ${TREASURY_BASE_ACCOUNT}`)).toBeNull();
-    expect(await screen.findByAltText(`QR code of the deposit address ${TREASURY_WALLET}`)).toBeTruthy();
+    expect(await screen.findByAltText(`QR code of the Solana deposit address ${TREASURY_WALLET}`)).toBeTruthy();
     expect(screen.getByTestId('deposit-address').textContent).toBe(TREASURY_WALLET);
   });
 
@@ -47,7 +58,11 @@ describe('the treasury card', () => {
       deposits: [],
     });
     render(<Treasury />);
-    expect(screen.getByTestId('treasury-base-gas').textContent).toBe("Gas for moves on Base: 0.01 ETH, about 4,950 moves at today's fee");
+    // Cut to 4 decimals, never rounded up past what the account holds: the figure `coffer status --owner` says too.
+    expect(screen.getByTestId('treasury-base-gas').textContent).toBe("Gas for moves on Base: 0.0099 ETH, about 4,950 moves at today's fee");
+    expect(gasLine({ ...on.treasury, baseGas: { balance: '0.009999871', moves: 4950, low: false } } as never)).toBe(
+      "gas on Base: 0.0099 ETH, about 4,950 moves at today's fee",
+    );
   });
 
   it('says where test money on a chain that is not Base is what it is, beside its balance and its deposit address', () => {

@@ -58,7 +58,7 @@ describe('deploying an agent from the dashboard', () => {
 
   it('funds the new agent on the rail picked where the Base rail is open, and says which', async () => {
     const deployed = (rail: 'sol' | 'base') => ({
-      agent: { agentId: 'base-one', displayName: 'base-one', walletAddress: 'W' },
+      agent: { agentId: 'base-one', displayName: 'base-one', walletAddress: 'W', wallets: { sol: 'W', base: '0xB' } },
       apiKey: 'cof_agt_x',
       mcpConfig: { command: 'coffer', args: ['mcp'] },
       funding: { status: 'funded', allocation: { amount: '1.25', rail, txSignature: '0x1' } },
@@ -78,6 +78,10 @@ describe('deploying an agent from the dashboard', () => {
       /^Funded with 1\.25 USDC on Base from the treasury\.$/,
     );
     expect(deploy).toHaveBeenCalledWith(expect.objectContaining({ fund: '1.25', fundRail: 'base' }));
+    // Both wallets named, the Base one holding what was just funded.
+    expect(screen.getByTestId('deployed-wallets').textContent).toBe(
+      'Wallets: on Solana W, on Base 0xB. Allocate funds to it from its page.',
+    );
     cleanup();
     // The Base rail closing while Base is picked: the choice goes with its radios.
     deploy.mockClear();
@@ -101,5 +105,7 @@ describe('deploying an agent from the dashboard', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
     expect((await screen.findByRole('status', { hidden: true })).textContent).toMatch(/on Solana from the treasury/);
     expect(deploy.mock.calls[0]![0]).not.toHaveProperty('fundRail');
+    // Its Base account is not offered where the rail is off.
+    expect(screen.getByTestId('deployed-wallets').textContent).toBe('Wallet W. Allocate funds to it from its page.');
   });
 });
