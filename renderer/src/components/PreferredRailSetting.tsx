@@ -9,6 +9,14 @@ import { SettingFormEnd } from './SettingFormEnd.js';
 import { SettingRow } from './SettingRow.js';
 
 /**
+ * Which payments the choice is for: a 402 answered through Coffer (coffer fetch, fetch_paid,
+ * payingFetch). A payment asked for directly names its rail, or is on Solana: an owner who set Base
+ * and saw `coffer pay` refused on Solana was not told this.
+ */
+const SCOPE =
+  'It chooses for the paid URLs an agent calls through Coffer (coffer fetch, MCP fetch_paid, payingFetch); a payment asked for directly (coffer pay, /v1/pay) is on the rail it names, Solana unless told.';
+
+/**
  * The rail an agent pays on where the seller takes both (an x402 seller, or a Coffer paywall whose
  * 402 offers Base; GET /v1/settings' `preferredRail`): the owner's, where the agent's wallet there
  * holds the amount, else the wallet that does (Solana first). What the agent asks for (`rail`) still
@@ -30,11 +38,11 @@ export function PreferredRailSetting() {
           {preferred !== null && ' · set by you'}
         </>
       }
-      hint={
+      hint={`${
         preferred === null
           ? 'Where a seller takes Solana and Base, the agent pays from the wallet that holds the amount, Solana first.'
           : `Where a seller takes Solana and Base, the agent pays on ${railName(preferred)} when its wallet there holds the amount, else from the other.`
-      }
+      } ${SCOPE}`}
       changeLabel="Change the preferred rail"
       form={(done) => <PreferredRailForm settings={settings} baseOff={baseOff} onDone={done} />}
     />

@@ -24,6 +24,10 @@ describe('the preferred rail setting', () => {
     render(<PreferredRailSetting />);
     expect(screen.getByTestId('preferred-rail').textContent).toBe('None preferred');
     expect(screen.getByText(/the agent pays from the wallet that holds the amount, Solana first/)).toBeTruthy();
+    // What it is for, and what it is not: coffer pay is on the rail it names.
+    expect(
+      screen.getByText(/a payment asked for directly \(coffer pay, \/v1\/pay\) is on the rail it names, Solana unless told\.$/),
+    ).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Change the preferred rail' }));
     expect(screen.getByLabelText<HTMLInputElement>('Where the funds are (Solana first)').checked).toBe(true);
     fireEvent.click(screen.getByLabelText('Base'));
