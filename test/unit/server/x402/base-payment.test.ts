@@ -82,11 +82,7 @@ describe('Base x402 payments', () => {
     ['Permit2', { extra: { name: 'USDC', version: '2', assetTransferMethod: 'permit2' } }, /Permit2|permit2/],
     ['another token name', { extra: { name: 'USD Coin', version: '2' } }, /"USD Coin" version 2; this chain's USDC is "USDC" version 2/],
     ['another version', { extra: { name: 'USDC', version: '1' } }, /version 1/],
-    [
-      'no token named (no extra)',
-      { extra: {} },
-      /does not name its token's EIP-712 name and version/,
-    ],
+    ['no token named (no extra)', { extra: {} }, /does not name its token's EIP-712 name and version/],
     [
       'a token named null',
       { extra: { name: null, version: null } },
