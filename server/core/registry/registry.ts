@@ -105,8 +105,10 @@ export function registryServiceFor(
 ): { service: ServiceRecord | null; serviceId: string; listed: bigint | null } {
   const candidates = ctx.store.servicesPaidTo(payTo);
   const target = new URL(url);
-  const demoApiUrl = ctx.demoApiUrl?.() ?? null;
-  const matched = candidates.find((candidate) => endpointMatches(servedEndpoint(candidate.endpoint, demoApiUrl), target));
+  // Where the demo API runs now is read (a file) only for a demo listing: not on every purchase's path.
+  const served = (endpoint: string) =>
+    endpoint.includes(`${DEMO_API_LISTED_URL}/`) ? servedEndpoint(endpoint, ctx.demoApiUrl?.() ?? null) : endpoint;
+  const matched = candidates.find((candidate) => endpointMatches(served(candidate.endpoint), target));
   const service = matched ?? (candidates.length === 1 ? (candidates[0] ?? null) : null);
   const prices = (service ? [service] : candidates).map(listedPrice).filter((price): price is bigint => price !== null);
   const listed = prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
