@@ -316,3 +316,19 @@ test('funds on Base from the agent page: the owner picks Base, allocates to its 
   const balance = await api.json<{ balances: { sol: string; base: string } }>('GET', '/v1/agents/researcher/balance');
   expect(balance.balances.base).toBe('12.50');
 });
+
+test('the Funds card starts on the rail the agent holds USDC on, each rail shown with what it holds', async ({ page }) => {
+  await api.json('POST', '/v1/agents/deploy', { agentId: 'base-only', dailyBudget: '5', maxPerPayment: '1' });
+  await api.json('POST', '/v1/agents/base-only/allocate', { amount: '3', rail: 'base' });
+  await signIn(page);
+  await page.goto(`${serve.url}/#/agents/base-only`);
+  // Its money is on Base alone: the card is there, its Return field offers what Base holds.
+  await expect(page.getByLabel('Base USDC')).toBeChecked();
+  await expect(page.getByTestId('funds-rail-holds-sol')).toHaveText('(holds 0.00)');
+  await expect(page.getByTestId('funds-rail-holds-base')).toHaveText('(holds 3.00)');
+  await expect(page.getByLabel('Return to the treasury')).toHaveValue('3.00');
+  // An agent with money on Solana starts there, as the API's default, even holding some on Base.
+  await page.goto(`${serve.url}/#/agents/researcher`);
+  await expect(page.getByLabel('Solana USDC')).toBeChecked();
+  await expect(page.getByLabel('Return to the treasury')).toHaveValue('40.00');
+});

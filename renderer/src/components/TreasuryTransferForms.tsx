@@ -10,11 +10,12 @@ import { AmountForm } from './AmountForm.js';
 /**
  * USDC moved on chain between the treasury and an agent's wallet: allocated to it, or returned (its
  * balance on that rail offered). Where the Base rail is open and the agent has an account there, the
- * owner picks the rail both forms move on (Solana first, as the API's default).
+ * owner picks the rail both forms move on, each shown with what the agent holds there; the one picked
+ * first is where its money is (Solana, as the API's default, unless it holds USDC on Base alone).
  */
 export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
   const { client, refresh, dashboard } = useDashboard();
-  const [picked, setPicked] = useState<Rail>('sol');
+  const [picked, setPicked] = useState<Rail>(() => railHolding(agent));
   if (!client) return null;
   const baseOffered = (dashboard?.treasury.baseNetwork ?? null) !== null && agent.wallets.base !== null;
   const onBase = baseOffered && picked === 'base';
@@ -29,6 +30,9 @@ export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
             <label className="check" key={option}>
               <input type="radio" name={`funds-rail-${agent.agentId}`} checked={picked === option} onChange={() => setPicked(option)} />
               {option === 'sol' ? 'Solana USDC' : 'Base USDC'}
+              <span className="hint" data-testid={`funds-rail-holds-${option}`}>
+                {holdsWords(option === 'sol' ? agent.balances.sol : agent.balances.base)}
+              </span>
             </label>
           ))}
         </fieldset>
@@ -64,6 +68,16 @@ export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
     </>
   );
 }
+
+/** The rail the Funds card starts on: Base where the agent holds USDC there and none on Solana. */
+function railHolding(agent: DashboardAgent): Rail {
+  const onSolana = tryParseUsdc(agent.balances.sol) ?? 0n;
+  const onBase = agent.balances.base === null ? 0n : (tryParseUsdc(agent.balances.base) ?? 0n);
+  return onSolana === 0n && onBase > 0n ? 'base' : 'sol';
+}
+
+/** What the agent holds on a rail, beside its choice (its node unread: said so, not 0). */
+const holdsWords = (balance: string | null): string => (balance === null ? ' (balance unread)' : ` (holds ${readableAmount(balance)})`);
 
 /**
  * A held payment is not reserved against the wallet: where a return left less than what waits for the
