@@ -195,6 +195,24 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
   });
 
+  it("fetch_paid short of funds is refused as pay is: the server's words, its code, and the tool that asks for more", async () => {
+    const returned = await t.api('POST', t.withOwner('/v1/agents/mcp-agent/return'), { body: {} });
+    expect(returned.status).toBe(200);
+    const { amount } = returned.body as { amount: string };
+    try {
+      const history = data(await call('get_spend_history', { limit: 50 })).payments.length;
+      const refused = await call('fetch_paid', { url: `${demo.url}/weather?city=Lima` });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toMatch(/\(insufficient_funds\)\. Next: allocate_budget asks the owner for USDC into this wallet/);
+      // Nothing was paid: the wallet still empty, no payment in its history.
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(0n);
+      expect(data(await call('get_spend_history', { limit: 50 })).payments).toHaveLength(history);
+    } finally {
+      const back = await t.api('POST', t.withOwner('/v1/agents/mcp-agent/allocate'), { body: { amount } });
+      expect(back.status).toBe(200);
+    }
+  });
+
   it('fetch_paid asked again with the same arguments while its purchase is under way, or once a call given up on was answered, joins it: paid once', async () => {
     // A seller slow to answer the paid request: a host that gave up on the first call asks again meanwhile.
     const slow = express();
