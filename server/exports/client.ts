@@ -4,9 +4,12 @@
  * the /v1 client calls Coffer itself (balance, policy, spend history, approvals). Both speak to the
  * agent's Coffer over HTTP with the agent's key: nothing here holds a wallet key.
  */
-export { payingFetch, PaymentError } from '../x402/paying-fetch.js';
+export { payingFetch } from '../x402/paying-fetch/paying-fetch.js';
+export { PaymentError } from '../x402/paying-fetch/payment-error.js';
 export { linkedAgent } from '../linked-agent/paying-agent.js';
-export type { PaidResponse, PayingAgent, PayingFetchOptions, PaymentErrorCode, PaymentMade } from '../x402/paying-fetch.js';
+export type { PaidResponse, PaymentMade } from '../x402/paying-fetch/paid-response.js';
+export type { PayingAgent, PayingFetchOptions } from '../x402/paying-fetch/paying-fetch-options.js';
+export type { PaymentErrorCode } from '../x402/paying-fetch/payment-error.js';
 export { createCofferClient, keyClient, type CofferClient } from '../client/coffer-client.js';
 export { CofferApiError } from '../client/client-error.js';
 export type * as Wire from './wire.js';

@@ -1,4 +1,4 @@
-import type { PayingAgent } from '../x402/paying-fetch.js';
+import type { PayingAgent } from '../x402/paying-fetch/paying-fetch-options.js';
 import { agentCredentials, defaultConfigPath, readAgentConfig } from './agent-config.js';
 
 /**

@@ -29,7 +29,7 @@ import { TestEvmNode } from '../fixtures/test-evm-node.js';
 import { BASE_SEPOLIA_X402, startEvmFacilitator, startEvmV2Seller } from '../fixtures/x402-evm-peers.js';
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
-import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 import { Timings, paidAnswer, steppedFetch, type PurchaseSteps } from './stats.js';
 import { Rng } from '../probe/lib/rng.js';
 

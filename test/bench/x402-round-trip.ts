@@ -24,14 +24,14 @@ import { TestCluster } from '../fixtures/test-cluster.js';
 import { startFacilitator, startV2Seller } from '../fixtures/x402-peers.js';
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
-import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 import { Timings, paidAnswer, steppedFetch, type PurchaseSteps } from './stats.js';
 import { Rng } from '../probe/lib/rng.js';
 import { commandedChild } from './commanded-child.js';
 
 const WARM_UP = 10;
 /** payingFetch as `npm run bench` compiled it, for a process of its own. */
-const PAYING_FETCH = fileURLToPath(new URL('../../dist/app/server/x402/paying-fetch.js', import.meta.url));
+const PAYING_FETCH = fileURLToPath(new URL('../../dist/app/server/x402/paying-fetch/paying-fetch.js', import.meta.url));
 
 /**
  * An agent's own process buying through payingFetch, timing each purchase itself: the baseline of MCP

@@ -6,7 +6,7 @@ import { generateKeyPairSigner } from '@solana/kit';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startFacilitator, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
-import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 import { ownerApi, readConnection } from '../helpers/owner-api.js';
 
 /**

@@ -17,7 +17,7 @@ import { CLI, runCoffer } from '../helpers/serve-process.js';
 import { usdcOn } from '../helpers/cluster-usdc.js';
 import { writeConnectionFile } from '../../server/boot/connection-file.js';
 import { keyClient } from '../../server/client/coffer-client.js';
-import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 import { BAZAAR_FRESH_MS, BAZAAR_RETRY_MS } from '../../server/core/registry/bazaar.js';
 
 /**

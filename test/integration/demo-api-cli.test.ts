@@ -13,7 +13,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startFacilitator } from '../fixtures/x402-peers.js';
-import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 import { DEMO_API_LISTED_URL } from '../../server/core/registry/registry.js';
 import { DEMO_API_PORT } from '../../server/cli/demo-api.js';
 import { createPublicClient, http, type Address } from 'viem';

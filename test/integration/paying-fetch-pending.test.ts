@@ -7,7 +7,8 @@ import { fundedAgent, micro, reconcileUntilConfirmed, startCoffer, type TestCoff
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
-import { PaymentError, payingFetch } from '../../server/x402/paying-fetch.js';
+import { PaymentError } from '../../server/x402/paying-fetch/payment-error.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 import { spawn } from 'node:child_process';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { CLI } from '../helpers/serve-process.js';

@@ -13,7 +13,8 @@ import { close, listen } from '../helpers/http-server.js';
 import { deployAgent } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { payUsdc } from '../helpers/pay.js';
-import { PaymentError, payingFetch } from '../../server/x402/paying-fetch.js';
+import { PaymentError } from '../../server/x402/paying-fetch/payment-error.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 
 /**
  * Issue 49, point 4: the paywall (here `coffer demo-api`'s) verifies a Coffer receipt of a payment on

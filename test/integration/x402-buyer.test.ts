@@ -7,7 +7,8 @@ import { answerOf, startFacilitator, startV1Seller, startV2Seller, type TestFaci
 import { deployAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
-import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
+import { PaymentError } from '../../server/x402/paying-fetch/payment-error.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI, runCoffer as cli } from '../helpers/serve-process.js';

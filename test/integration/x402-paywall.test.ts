@@ -26,7 +26,7 @@ import { facilitatorAt, type Facilitator } from '../../server/x402/paywall-x402.
 import { UNANSWERED_KEPT_MS } from '../../server/x402/kept-answer.js';
 import { inProcessFacilitator } from '../../server/x402/in-process-facilitator.js';
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
-import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
 
 /** A wallet whose secret the v1 client takes as base58 (64 bytes: seed and public key). */

@@ -7,7 +7,7 @@ import { answerOf, startFacilitator, startV2Seller, type TestFacilitator, type T
 import { startSiwxSeller, type SiwxSeller } from '../fixtures/x402-siwx-seller.js';
 import { deployAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
-import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 import express from 'express';
 import { close, listen } from '../helpers/http-server.js';
 

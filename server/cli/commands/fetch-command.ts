@@ -1,6 +1,8 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
-import { CHAIN_WAIT_MS, payingFetch, PaymentError } from '../../x402/paying-fetch.js';
-import { afterFailedCall } from '../../x402/failed-call.js';
+import { CHAIN_WAIT_MS } from '../../x402/paying-fetch/chain-wait.js';
+import { payingFetch } from '../../x402/paying-fetch/paying-fetch.js';
+import { PaymentError } from '../../x402/paying-fetch/payment-error.js';
+import { afterFailedCall } from '../../x402/paying-fetch/failed-call.js';
 import { nextStep } from '../next-step.js';
 import { afterPaymentStopped } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';

@@ -1,7 +1,8 @@
 import { CofferApiError } from '../../client/client-error.js';
 import type { Approval } from '../../wire/answers/approvals.js';
-import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
-import { afterFailedCall } from '../../x402/failed-call.js';
+import { payingFetch } from '../../x402/paying-fetch/paying-fetch.js';
+import { PaymentError } from '../../x402/paying-fetch/payment-error.js';
+import { afterFailedCall } from '../../x402/paying-fetch/failed-call.js';
 import type { Rail } from '../../wire/rails.js';
 import { OwnerDecisions } from '../owner-decision.js';
 import * as input from '../tool-inputs.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { afterFailedCall } from '../../../../server/x402/failed-call.js';
-import type { PaymentMade } from '../../../../server/x402/paying-fetch.js';
+import { afterFailedCall } from '../../../../../server/x402/paying-fetch/failed-call.js';
+import type { PaymentMade } from '../../../../../server/x402/paying-fetch/paid-response.js';
 
 const unsettled = (rail: PaymentMade['rail']): PaymentMade => ({
   protocol: 'x402',

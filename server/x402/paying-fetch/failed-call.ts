@@ -3,7 +3,7 @@
  * fetch`, MCP `fetch_paid`): made, so not to be paid again; an x402 payment the seller never
  * settled, what Coffer holds of its budget and until when; or one found failed, that nothing was paid.
  */
-import type { PaymentMade } from './paying-fetch.js';
+import type { PaymentMade } from './paid-response.js';
 
 /**
  * What became of the payment of a paid call that failed. A Coffer receipt was paid on chain. An x402

@@ -1,0 +1,32 @@
+/**
+ * A call lost in transport tried again (the same payment, the same header), and why a host did not
+ * answer, in words.
+ */
+import { CofferApiError } from '../../client/client-error.js';
+import { byCaller } from './caller-callbacks.js';
+import { PaymentError } from './payment-error.js';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Retries a transport failure (a thrown fetch, or Coffer not answering), never an HTTP answer nor a PaymentError. */
+export async function withRetries<T>(retries: number, attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 0; ; tries += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const answered = error instanceof CofferApiError && (error.status !== 0 || error instanceof PaymentError);
+      if (answered || byCaller(error) || tries >= retries) throw error;
+      await sleep(100 * 2 ** tries);
+    }
+  }
+}
+
+/** The host of a URL, as a person names it ("api.example.com:8443"). */
+export const hostOf = (url: string) => (URL.canParse(url) ? new URL(url).host : url);
+
+/** Why fetch failed, in the words of its cause (ENOTFOUND, ECONNREFUSED, a timeout), else its message. */
+export function whyUnreachable(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return (error as Error).message;
+}

@@ -1,0 +1,56 @@
+/**
+ * What payingFetch is asked with: the agent it pays from, and how it pays.
+ */
+import type { Approval } from '../../wire/answers/approvals.js';
+import type { Rail } from '../../wire/rails.js';
+
+/** The agent a payingFetch pays from: its Coffer server and credentials. */
+export interface PayingAgent {
+  cofferUrl: string;
+  owner: string;
+  agentId: string;
+  apiKey: string;
+}
+
+export interface PayingFetchOptions {
+  agent: PayingAgent;
+  /** Shown in the spend history; defaults to "METHOD URL". */
+  description?: string;
+  fetch?: typeof fetch;
+  /** How often a transport failure is retried (same payment, same receipt). Default 2. */
+  retries?: number;
+  /**
+   * Told once when the agent's policy holds the payment for the owner's yes (the request then waits,
+   * with long polls, until the owner decides; denied or expired, nothing is paid: payment_refused).
+   */
+  onHeld?: (approval: Approval) => void;
+  /**
+   * The request an earlier call of this purchase was held under (its `approvalId`: a process that did
+   * not live to see the owner decide, an MCP bridge restarted): waited for and used, never asked
+   * anew, so the owner decides once and the purchase is paid once. An x402 offer is bought under it
+   * with the seller's terms as they stand now (Coffer refuses another purchase: `approval_mismatch`);
+   * Coffer's own 402 was paid at the owner's yes, and that receipt is presented. A request that is
+   * not this agent's, or was for another payment, is refused; nothing is paid.
+   */
+  approvalId?: string;
+  /**
+   * The rail to pay on (`sol`, `base`): an x402 offer on both rails is paid on that one, and Coffer's
+   * own 402 on Base where it offers Base (`base` in its body; one that does not is refused,
+   * `unsupported_offer`, nothing paid). Left out, a 402 payable on both rails (an x402 offer, or
+   * Coffer's own whose body offers Base) is paid on the owner's preferred rail where the agent's wallet
+   * there holds the amount, else on the rail whose wallet does, Solana first (Coffer's own on Base where
+   * its Solana terms are another network's). The payment says which.
+   */
+  rail?: Rail;
+  /**
+   * How long Coffer's own 402 paid and not yet confirmed by the chain (`/pay` answered `502
+   * chain_unavailable`: signed and recorded, on its way) is followed before the call gives up with
+   * `payment_pending`: `/pay` is asked again under the payment's Idempotency-Key every few seconds,
+   * which answers its receipt once it lands (the request is then sent with it), its refusal once it
+   * cannot, or, where nothing was recorded (the chain could not even be asked to sign), makes the
+   * payment then. The same key never pays twice. Default 60 s; 0 gives up at the first answer.
+   */
+  chainWaitMs?: number;
+  /** Told once when the call waits for the chain to confirm its payment (as `chainWaitMs` says). */
+  onChainWait?: () => void;
+}
