@@ -1,4 +1,11 @@
-import { createSIWxPayload, encodeSIWxHeader, SIGN_IN_WITH_X, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
+import {
+  createSIWxMessage,
+  createSIWxPayload,
+  encodeSIWxHeader,
+  SIGN_IN_WITH_X,
+  type SIWxExtension,
+} from '@x402/extensions/sign-in-with-x';
+import { CofferError } from '../wire/errors.js';
 import type { PaymentRequired } from '@x402/core/types';
 import type { X402Offer, X402SignInChallenge } from '../core/ports/x402.js';
 import type { WalletSigners } from '../chain/solana/signers.js';
@@ -21,12 +28,51 @@ const chainsOf = (extension: SIWxExtension, type: 'ed25519' | 'eip191') =>
 export function readSignIn(offer: X402Offer): X402SignInChallenge | null {
   const extension = extensionOf(offer);
   if (extension === null) return null;
+  const { expirationTime } = extension.info;
   return {
     domain: extension.info.domain,
     uri: extension.info.uri,
     ed25519Chains: chainsOf(extension, 'ed25519'),
     eip191Chains: chainsOf(extension, 'eip191'),
+    fault: challengeFault(extension.info),
+    expiresAt: typeof expirationTime === 'string' ? expirationTime : null,
   };
+}
+
+/** An RFC 3339 time, as SIWE and SIWS write theirs ("2026-11-30T03:00:00.000Z"). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Why the challenge cannot be signed as a SIWE/SIWS message (EIP-4361, CAIP-122); null where it can.
+ *
+ * Security: the message is lines of text the wallet signs. A line break in a field the seller wrote
+ * would let it add lines of its own (another `URI:`, another `Chain ID:`) to what the agent's key
+ * signs, so any control character in any field refuses the challenge; the package's SIWS text does
+ * not check it, and its SIWE text throws an error of its own words.
+ */
+function challengeFault(info: Partial<SIWxExtension['info']>): string | null {
+  for (const [field, value] of Object.entries(info)) {
+    const texts: unknown[] = Array.isArray(value) ? value : [value];
+    if (texts.some((text) => typeof text === 'string' && /\p{Cc}/u.test(text))) {
+      return `its ${field} holds a line break or another control character`;
+    }
+  }
+  if (typeof info.nonce !== 'string' || !/^[A-Za-z0-9]{8,}$/.test(info.nonce)) return 'its nonce is not 8 or more letters and digits';
+  if (info.version !== '1') return `its version is ${JSON.stringify(info.version ?? null)}, not "1"`;
+  for (const field of ['issuedAt', 'expirationTime', 'notBefore'] as const) {
+    const time = info[field];
+    if (
+      (field === 'issuedAt' || time !== undefined) &&
+      (typeof time !== 'string' || !RFC3339.test(time) || Number.isNaN(Date.parse(time)))
+    ) {
+      return `its ${field} is not an ISO 8601 time`;
+    }
+  }
+  const { resources } = info;
+  if (resources !== undefined && (!Array.isArray(resources) || resources.some((uri) => typeof uri !== 'string' || !URL.canParse(uri)))) {
+    return 'its resources are not a list of URIs';
+  }
+  return null;
 }
 
 /**
@@ -52,6 +98,16 @@ export async function signIn(
   const chain = extension?.supportedChains.find((entry) => entry.chainId === chainId && entry.type === type);
   if (extension === null || chain === undefined) throw new Error('the offer takes no sign-in proof on this chain');
   const info = { ...extension.info, chainId, type, ...(chain.signatureScheme ? { signatureScheme: chain.signatureScheme } : {}) };
+  // The message built before any key is asked: one the package refuses to write is the seller's fault,
+  // said as such, never signed.
+  try {
+    createSIWxMessage(info, wallet);
+  } catch (error) {
+    throw new CofferError(
+      'sign_in_not_offered',
+      `the seller's sign-in challenge cannot be signed: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
   let payload;
   if (rail === 'base') {
     if (signers.evm === null) throw new Error('no EVM accounts to sign in with');

@@ -829,6 +829,21 @@ describe('Coffer pays x402 sellers on Base', () => {
       });
       const admitted = await fetch(siwx.url, { headers: { 'sign-in-with-x': signed.body.header.value } });
       expect(admitted.status).toBe(200);
+      // A challenge the SIWE message cannot carry (a line break, letters outside ASCII in its
+      // statement) is refused in words with its code, not answered 500.
+      for (const statement of ['sign in\nChain ID: 1', 'héllo ✓']) {
+        const asked = await answerOf(await fetch(siwx.url), siwx.url);
+        const required = JSON.parse(Buffer.from(asked.headers['payment-required']!, 'base64').toString()) as {
+          extensions: Record<string, { info: Record<string, unknown> }>;
+        };
+        required.extensions['sign-in-with-x']!.info.statement = statement;
+        const odd = await t.api('POST', t.withOwner('/v1/agents/base-siwx/x402/sign-in'), {
+          key: agent.apiKey,
+          body: { ...asked, headers: { ...asked.headers, 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } },
+        });
+        expectError(odd, 422, 'sign_in_not_offered');
+        expect(odd.body.error).toMatch(/^the seller's sign-in challenge cannot be signed: /);
+      }
       // payingFetch asks for it first, and is let in without paying.
       const again = await payingFetch(siwx.url, {}, { agent: agentOf('base-siwx', agent.apiKey) });
       expect(again.signedIn).toEqual({ address: agent.base });

@@ -138,6 +138,37 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
     expect(await usdc(fresh.walletAddress)).toBe(micro('0.99'));
   });
 
+  it('refuses a challenge the sign-in message cannot carry, in words and with its code: nothing signed, the server unharmed', async () => {
+    const agent = await fundedAgent('siwx-odd');
+    const bought = await agent.fetch(seller.url);
+    expect(bought.payment).toMatchObject({ amount: '0.01' });
+    await bought.settlement;
+    const asked = await answerOf(await fetch(seller.url), seller.url);
+    // The seller's challenge with one field changed, as a hostile or careless seller might send it.
+    const challenged = (change: (info: Record<string, unknown>) => void) => {
+      const required = JSON.parse(Buffer.from(asked.headers['payment-required']!, 'base64').toString()) as {
+        extensions: Record<string, { info: Record<string, unknown> }>;
+      };
+      change(required.extensions['sign-in-with-x']!.info);
+      return { ...asked, headers: { ...asked.headers, 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } };
+    };
+    const cases: [string, (info: Record<string, unknown>) => void][] = [
+      ['a line break in its statement', (info) => (info.statement = 'sign in\nURI: https://elsewhere.example')],
+      ['a short nonce', (info) => (info.nonce = 'abc')],
+      ['another version', (info) => (info.version = '2')],
+      ['an unreadable time', (info) => (info.issuedAt = 'yesterday')],
+      ['an end already passed', (info) => (info.expirationTime = '2000-01-01T00:00:00.000Z')],
+    ];
+    for (const [what, change] of cases) {
+      const refused = await signIn('siwx-odd', agent.apiKey, challenged(change));
+      expect([refused.status, refused.body.code], what).toEqual([422, 'sign_in_not_offered']);
+      expect(refused.body.error, what).toMatch(/^the seller's sign-in challenge cannot be signed: /);
+    }
+    // The challenge as the seller wrote it is signed as ever.
+    const signed = await signIn('siwx-odd', agent.apiKey, asked);
+    expect(signed.status).toBe(200);
+  });
+
   it('proves nothing after a redirect, and counts only a real answer as let in: otherwise it pays as usual', async () => {
     const agent = await fundedAgent('siwx-careful');
     await (

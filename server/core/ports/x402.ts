@@ -66,6 +66,13 @@ export interface X402SignInChallenge {
   ed25519Chains: string[];
   /** CAIP-2 chain ids it takes an EIP-191 (EVM, Sign-In With Ethereum) proof for. */
   eip191Chains: string[];
+  /**
+   * Why a SIWE/SIWS message cannot carry the challenge as the standards write one (a line break in a
+   * field, a nonce too short, another version, a time that is no ISO 8601 time); null where it can.
+   */
+  fault: string | null;
+  /** When a proof of it ends (`expirationTime`, an ISO 8601 time), if it says. */
+  expiresAt: string | null;
 }
 
 export interface X402Buyer {
