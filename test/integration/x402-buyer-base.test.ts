@@ -558,6 +558,29 @@ describe('Coffer pays x402 sellers on Base', () => {
       }
     });
 
+    it('hands a stopped agent no unsent authorization again: its retry is refused, the settlement report shows no header', async () => {
+      const agent = await fundedAgent('base-stopped-retry', '1.00');
+      const before = await usdc(seller);
+      const offer = await answerOf(await fetch(v2.url), v2.url);
+      const first = await payX402('base-stopped-retry', agent.apiKey, offer, 'stopped-1');
+      expect(first.body).toMatchObject({ status: 'pending', header: { name: 'PAYMENT-SIGNATURE' } });
+      expect((await t.api('POST', t.withOwner('/v1/agents/base-stopped-retry/kill'))).status).toBe(200);
+      // The authorization the first answer carried is not handed out again while the agent is stopped.
+      const again = await payX402('base-stopped-retry', agent.apiKey, offer, 'stopped-1');
+      expectError(again, 403, 'agent_suspended');
+      expect(again.body.error).toContain(first.body.paymentId);
+      const reported = await t.api('POST', t.withOwner(`/v1/agents/base-stopped-retry/x402/${first.body.paymentId}/settlement`), {
+        key: agent.apiKey,
+        body: { headers: {} },
+      });
+      expect(reported.body).toMatchObject({ paymentId: first.body.paymentId, status: 'pending', header: null });
+      expect(await usdc(seller)).toBe(before);
+      // Resumed, the agent's retry answers its payment as before.
+      expect((await t.api('POST', t.withOwner('/v1/agents/base-stopped-retry/resume'))).status).toBe(200);
+      const resumed = await payX402('base-stopped-retry', agent.apiKey, offer, 'stopped-1');
+      expect(resumed.body).toMatchObject({ paymentId: first.body.paymentId, header: first.body.header });
+    });
+
     it('answers a retry under its Idempotency-Key with the same payment, whichever rail holds the funds now', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

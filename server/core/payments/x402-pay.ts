@@ -497,6 +497,15 @@ function memoOf(requirement: X402Requirement): string | null {
  */
 function answerEarlier(ctx: EngineContext, earlier: PaymentRecord): Outcome<X402Payment> {
   if (earlier.status === 'held') return awaitingOf(ctx, earlier);
+  // Security: an x402 payment not yet seen to land is a signed authorization anyone holding it can
+  // still hand a seller (on Base until its validBefore, up to an hour). A stopped agent is not given
+  // it again: the kill stops what the agent can still set moving, not only what it asks anew.
+  if (earlier.status === 'pending' && stoppedNow(ctx, earlier)) {
+    throw new CofferError(
+      'agent_suspended',
+      `agent ${earlier.agentId} is stopped: its payment ${earlier.id}, made under this Idempotency-Key before it was stopped, is not handed out again; unsent, it lapses and its budget comes back`,
+    );
+  }
   if (earlier.status === 'failed') {
     const code = earlier.txWire === null && isErrorCode(earlier.errorCode) ? earlier.errorCode : 'chain_rejected';
     throw new RepeatedFailure(code, `the payment made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'})`);
@@ -525,8 +534,14 @@ export async function reportX402Settlement(
   if (payment.status === 'pending' && !ctx.state.transfersInFlight.has(payment.id)) {
     await settleX402(ctx, payment, ctx.x402?.readSettlement(headers) ?? null, actorOf(principal));
   }
-  return x402View(ctx, ctx.store.getPayment(paymentId) ?? payment);
+  const now = ctx.store.getPayment(paymentId) ?? payment;
+  // A stopped agent's payment not yet landed is not handed out again here either (answerEarlier).
+  return { ...x402View(ctx, now), ...(now.status === 'pending' && stoppedNow(ctx, now) ? { header: null } : {}) };
 }
+
+/** Whether the payment's agent is stopped now (read afresh: it may have been stopped since the purchase began). */
+const stoppedNow = (ctx: EngineContext, payment: PaymentRecord): boolean =>
+  ctx.store.getAgent(payment.owner, payment.agentId)?.status === 'suspended';
 
 /** An x402 payment as answered: the header to retry with, and where the payment stands. */
 function x402View(ctx: EngineContext, payment: PaymentRecord): X402Payment {
