@@ -8,7 +8,7 @@ import bs58 from 'bs58';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 import { BUDGET_WINDOWS } from './policy/windows.js';
 import { didYouMean } from './did-you-mean.js';
-import { RAILS, checksummedEvmAddress, isEvmAddress } from './rails.js';
+import { RAILS, checksummedEvmAddress, isEvmAddress, isZeroEvmAddress } from './rails.js';
 import { LIST_LIMITS } from './limits.js';
 
 /** How many unknown fields a message names, and how much of each: it repeats what a client sent. */
@@ -82,6 +82,8 @@ export const recipientSchema = z
     (text) => isSolanaAddress(text) || isEvmAddress(text),
     'is not a Solana address (base58, 32 bytes) or an EVM address (0x and 40 hex digits, in one case or its checksum spelling)',
   )
+  // USDC refuses a transfer to it (the chain's revert would be the first to say so).
+  .refine((text) => !isZeroEvmAddress(text), 'is the EVM zero address, which USDC refuses to pay')
   .transform((text) => (isEvmAddress(text) ? checksummedEvmAddress(text) : text));
 
 export const currencySchema = z.string().optional();

@@ -605,6 +605,39 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect((await t.api('GET', t.withOwner('/v1/agents/zero-led-offer/spend-history'), { key: agent.apiKey })).body.payments).toEqual([]);
     });
 
+    it('refuses in words an entry no payment can go to, and a memo that is no text, signing nothing', async () => {
+      const agent = await fundedAgent('odd-recipients', '1.00');
+      const cases: [string, (entry: Record<string, unknown>) => void, number, string, RegExp][] = [
+        ['the zero address', (entry) => (entry.payTo = `0x${'0'.repeat(40)}`), 422, 'unsupported_offer', /in \S+ \(to the zero address\)$/],
+        ["the token's own contract", (entry) => (entry.payTo = node.usdc), 422, 'unsupported_offer', /\(to the token's own contract\)$/],
+        ['an amount of 0', (entry) => (entry.amount = '0'), 422, 'unsupported_offer', /in \S+ \(an amount of 0\)$/],
+        ['a payTo that is no address', (entry) => (entry.payTo = 'hello'), 422, 'unsupported_offer', /\(its payTo not an EVM address\)$/],
+        [
+          "the agent's own account",
+          (entry) => (entry.payTo = agent.base),
+          422,
+          'unsupported_offer',
+          /^the x402 offer pays this agent's own wallet on Base/,
+        ],
+        [
+          'a memo that is a number',
+          (entry) => (entry.extra = { name: 'USDC', version: '2', memo: 12345 }),
+          400,
+          'unreadable_402',
+          /: accepts\[0\]\.extra\.memo: /,
+        ],
+      ];
+      for (const [what, change, status, code, words] of cases) {
+        const offer = await both({ sol: (await generateKeyPairSigner()).address, base: seller });
+        offer.required.accepts = offer.required.accepts.slice(1);
+        change(offer.required.accepts[0] as unknown as Record<string, unknown>);
+        const refused = await payX402('odd-recipients', agent.apiKey, offer.answer());
+        expect([refused.status, refused.body.code], what).toEqual([status, code]);
+        expect(refused.body.error, what).toMatch(words);
+      }
+      expect((await t.api('GET', t.withOwner('/v1/agents/odd-recipients/spend-history'), { key: agent.apiKey })).body.payments).toEqual([]);
+    });
+
     it('refuses in words a rail the offer cannot be paid on, signing nothing', async () => {
       const agent = await fundedAgent('base-only-offer', '1.00');
       const offer = await both({ sol: (await generateKeyPairSigner()).address, base: seller });

@@ -17,13 +17,13 @@ import { iso } from '../../wire/views.js';
 import type { AgentRecord, PaymentRecord } from '../ports/store.js';
 import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
-import { RAILS, checksummedEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
+import { RAILS, checksummedEvmAddress, isEvmAddress, isZeroEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { addressOn, chainOf } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
 import { settleX402 } from '../transfers/seller-sent.js';
-import { isPayableOn } from './x402-payable.js';
+import { isPayableOn, paysSomeone } from './x402-payable.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
 
 /**
@@ -337,29 +337,56 @@ async function payableRequirement(
       : alsoPayable === undefined
         ? first
         : { ...first, alsoShort: { rail: alsoPayable, free: null } };
+  checkNotItself(ctx, chosen, agent);
   if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
   // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
   // other rail, where the offer is tried should the chosen one run short before its reservation.
   const other = chosen.alsoShort === undefined ? onRails.find((payable) => payable.rail !== chosen.rail) : undefined;
-  return { chosen, keyed, ...(other !== undefined && payableTerms(offer, other, agent, owner) ? { instead: other } : {}) };
+  return { chosen, keyed, ...(other !== undefined && payableTerms(ctx, offer, other, agent, owner) ? { instead: other } : {}) };
 }
 
-/** Whether the offer's terms on a rail are ones Coffer signs (a Solana entry's own: checkSolanaTerms). */
-function payableTerms(offer: X402Offer, payable: Payable, agent: AgentRecord, owner: string): boolean {
-  if (payable.rail !== 'sol') return true;
+/** Whether the offer's terms on a rail are ones Coffer signs (the agent not paying itself; a Solana entry's own: checkSolanaTerms). */
+function payableTerms(ctx: EngineContext, offer: X402Offer, payable: Payable, agent: AgentRecord, owner: string): boolean {
   try {
-    checkSolanaTerms(offer, payable.requirement, agent, owner);
+    checkNotItself(ctx, payable, agent);
+    if (payable.rail === 'sol') checkSolanaTerms(offer, payable.requirement, agent, owner);
     return true;
   } catch {
     return false;
   }
 }
 
-/** What an entry offered says beyond its network and asset where that makes it unpayable: its amount unread, its transfer method. */
+/** An offer paid to the paying agent's own wallet on that rail buys nothing: refused before anything is held. */
+function checkNotItself(ctx: EngineContext, payable: Payable, agent: AgentRecord): void {
+  const own = addressOn(ctx, agent.walletAddress, payable.rail);
+  const same = payable.rail === 'base' ? payable.recipient.toLowerCase() === own.toLowerCase() : payable.recipient === own;
+  if (same) {
+    throw new CofferError(
+      'unsupported_offer',
+      `the x402 offer pays this agent's own wallet on ${railName(payable.rail)} (${own}): nothing would be bought`,
+    );
+  }
+}
+
+/**
+ * What an entry offered says beyond its network and asset where that makes it unpayable: its amount
+ * unread or 0, a payTo no payment can go to, its transfer method.
+ */
 function offeredHow(entry: X402Requirement): string {
   const method = entry.extra.assetTransferMethod;
   const by = method === undefined || method === 'eip3009' ? '' : ` by ${String(method)} (Coffer pays by EIP-3009 on an EVM chain)`;
-  return `${entry.amount < 0n ? ' (its amount unreadable)' : ''}${by}`;
+  const amount = entry.amount < 0n ? ' (its amount unreadable)' : entry.amount === 0n ? ' (an amount of 0)' : '';
+  return `${amount}${recipientFault(entry)}${by}`;
+}
+
+/** Why an entry's payTo takes no payment, in words (nothing where it may). */
+function recipientFault({ network, payTo, asset }: X402Requirement): string {
+  const onEvm = network.startsWith('eip155:') || network === 'base' || network === 'base-sepolia';
+  const onSolana = network.startsWith('solana');
+  if (onEvm && !isEvmAddress(payTo)) return ' (its payTo not an EVM address)';
+  if (onSolana && !isSolanaAddress(payTo)) return ' (its payTo not a Solana address)';
+  if (onEvm && isZeroEvmAddress(payTo)) return ' (to the zero address)';
+  return paysSomeone(payTo, asset) ? '' : " (to the token's own contract)";
 }
 
 /**

@@ -186,6 +186,7 @@ describe('payBodySchema', () => {
     ['a non-base58 l', 'l' + ADDRESS.slice(1)],
     ['an EVM address whose mixed case is not its checksum', '0x52908400098527886E0F7030069857D2E4169Ee7'],
     ['an EVM address one digit short', '0x52908400098527886E0F7030069857D2E4169EE'],
+    ['the EVM zero address, which USDC refuses to pay', '0x0000000000000000000000000000000000000000'],
     ['empty', ''],
     ['a number', 12345],
   ])('rejects recipient as %s with invalid_recipient', (_label, recipient) => {
