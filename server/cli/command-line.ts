@@ -84,7 +84,9 @@ function parse<O extends Options>(command: string, config: ParseConfig<O>): Pars
     // The other negative numbers go after a "--", so they stay arguments (in their order among the arguments).
     const negatives = config.allowPositionals && !args.includes('--') ? args.filter((arg) => NEGATIVE_NUMBER.test(arg)) : [];
     const parsed = negatives.length === 0 ? args : [...args.filter((arg) => !NEGATIVE_NUMBER.test(arg)), '--', ...negatives];
-    return parseArgs({ ...config, args: parsed });
+    const result = parseArgs({ ...config, args: parsed, tokens: true });
+    onceEach(command, config.options, result.tokens);
+    return result as unknown as Parsed<O>;
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     if (!code?.startsWith('ERR_PARSE_ARGS')) throw error;
@@ -99,5 +101,18 @@ function parse<O extends Options>(command: string, config: ParseConfig<O>): Pars
             ? `coffer ${command} takes no argument "${/'([^']*)'/.exec(message)?.[1] ?? ''}"`
             : message;
     throw new UsageError(said.replace(/\s+/g, ' ').trim(), command);
+  }
+}
+
+/**
+ * An option given twice that does not repeat (`--rail base --rail sol`) is refused: parseArgs keeps
+ * the last one silently, and on a command that moves money the one meant may be the first.
+ */
+function onceEach(command: string, options: Options, tokens: readonly { kind: string; name?: string }[]): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined || options[token.name]?.multiple === true) continue;
+    if (seen.has(token.name)) throw new UsageError(`option --${token.name} is given twice: give it once`, command);
+    seen.add(token.name);
   }
 }

@@ -658,6 +658,32 @@ describe('coffer help', () => {
     rmSync(parent, { recursive: true, force: true });
   });
 
+  it('a flag given twice is a usage error (exit 2), not the last one silently: nothing is asked of Coffer', async () => {
+    for (const args of [
+      ['allocate', 'someone', '0.01', '--rail', 'base', '--rail', 'sol'],
+      ['deploy', 'twice', '--fund', '0.01', '--fund', '0.02'],
+      ['pay', 'demo-weather', '0.01', '--rail=base', '--rail', 'sol'],
+    ]) {
+      const result = await coffer(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(
+        new RegExp(`^coffer: option --${args.includes('--fund') ? 'fund' : 'rail'} is given twice: give it once$`, 'm'),
+      );
+    }
+    // A flag meant to repeat still does.
+    const headers = await coffer([
+      'fetch',
+      'http://127.0.0.1:9/x',
+      '--header',
+      'A: 1',
+      '--header',
+      'B: 2',
+      '--config',
+      '/nonexistent.json',
+    ]);
+    expect(headers.stderr).not.toMatch(/given twice/);
+  });
+
   it('a mistyped flag is a usage error (exit 2) that names the flag and shows the usage', async () => {
     const result = await coffer(['status', '--confg', 'x.json']);
     expect(result.code).toBe(2);
