@@ -296,10 +296,12 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     const [one] = await waiting();
 
     const listed = await owner(['approvals']);
-    expect(listed.stdout).toContain(`or clear it: coffer deny ${one!.id}\n`);
+    expect(listed.stdout).toContain(`or clear it: ${shellCommand(['deny', one!.id, '--data-dir', dataDir])}\n`);
     // The command that links it takes the code the owner checked: said with it.
     const { code } = (await api<{ sessions: { id: string; code: string }[] }>('/v1/link-sessions')).sessions[0]!;
-    expect(listed.stdout).toContain(`after checking the code: coffer approve <link URL> --code ${code}; or clear it`);
+    expect(listed.stdout).toContain(
+      `after checking the code: ${shellCommand(['approve', 'URL', '--code', code, '--data-dir', dataDir])}; or clear it`,
+    );
     const cleared = await owner(['deny', one!.id]);
     expect(cleared.stdout).toBe('Cleared 1 link request: its terminal is told there is nothing to wait for.\n');
     expect((await waiting()).map((session) => session.id)).not.toContain(one!.id);

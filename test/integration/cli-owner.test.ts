@@ -12,6 +12,7 @@ import { unsettledEvmOffer } from '../fixtures/x402-evm-peers.js';
 import { readConnection, writeLinkedConfig } from '../helpers/owner-api.js';
 import type { DashboardTreasury } from '../../server/wire/answers/dashboard.js';
 import type { AgentRow } from '../../server/wire/answers/agents.js';
+import { shellCommand } from '../../server/boot/cli-invocation.js';
 
 /**
  * Issue 47, point 1: the owner runs the treasury from a terminal, as the dashboard does: deploy (with
@@ -94,8 +95,10 @@ describe("the owner's CLI", () => {
     const refused = await owner(['archive', 'researcher2']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/still holds 3\.00 USDC on Solana and 1\.00 USDC on Base: .*\(agent_has_funds\)$/m);
-    expect(refused.stderr).toMatch(
-      /^Return it first: coffer return researcher2 and coffer return researcher2 --rail base, then coffer archive researcher2$/m,
+    // Each command as typed in a shell, this data dir named: pasted elsewhere, it asks the same Coffer.
+    const typed = (...words: string[]) => shellCommand([...words, '--data-dir', dataDir]);
+    expect(refused.stderr).toContain(
+      `\nReturn it first: ${typed('return', 'researcher2')} and ${typed('return', 'researcher2', '--rail', 'base')}, then ${typed('archive', 'researcher2')}\n`,
     );
     expect((await owner(['return', 'researcher2', '--rail', 'base'])).code).toBe(0);
     expect((await owner(['return', 'researcher2'])).code).toBe(0);
@@ -125,7 +128,9 @@ describe("the owner's CLI", () => {
     } finally {
       ledger.close();
     }
-    expect((await owner(['status'])).stdout).toMatch(/^ {2}archived stranded still holds 0\.25 USDC on Solana: coffer return stranded$/m);
+    expect((await owner(['status'])).stdout).toContain(
+      `\n  archived stranded still holds 0.25 USDC on Solana: ${shellCommand(['return', 'stranded', '--data-dir', dataDir])}\n`,
+    );
     const json = JSON.parse((await owner(['status', '--json'])).stdout) as { archivedAgents: { agentId: string; balance: string }[] };
     expect(json.archivedAgents.find((agent) => agent.agentId === 'stranded')).toMatchObject({ balance: '0.25' });
     expect((await owner(['return', 'stranded'])).code).toBe(0);
@@ -258,7 +263,9 @@ describe("the owner's CLI", () => {
     expect(deployed.code, deployed.stderr).toBe(0);
     expect(deployed.stdout).toMatch(/^Deployed fresh \(wallets: \w+ on Solana, 0x[0-9a-fA-F]{40} on Base\)/);
     // Deployed without --fund: how to fund it is said.
-    expect(deployed.stdout).toContain('Its wallets are empty: coffer allocate fresh AMOUNT funds it (--rail base on Base).\n');
+    expect(deployed.stdout).toContain(
+      `Its wallets are empty: ${shellCommand(['allocate', 'fresh', 'AMOUNT', '--data-dir', dataDir])} funds it (--rail base on Base).\n`,
+    );
     expect(deployed.stdout).toContain(
       `Its key is in ${here} (0600): commands act as fresh with --config ${here}, or with COFFER_CONFIG=${here}.\n`,
     );

@@ -9,6 +9,7 @@ import { describeRequest } from '../../wire/describe-request.js';
 import { failureWords } from '../../wire/payment-failure.js';
 import { startingLimits } from '../../wire/policy/policy.js';
 import { localTime } from '../local-time.js';
+import { ownerCommandLine } from '../owner-command-line.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './print-json.js';
 import { CofferApiError } from '../../client/client-error.js';
@@ -35,9 +36,9 @@ export async function listApprovals(args: { all?: boolean; dataDir?: string; jso
   }
   const policies = await policiesOfHeld(api, approvals.approvals);
   for (const approval of approvals.approvals) out.write(approvalLines(approval, settings.timeZone, policies));
-  for (const session of links.sessions) out.write(linkRequestLines(session));
+  for (const session of links.sessions) out.write(linkRequestLines(session, args.dataDir));
   if (approvals.approvals.some((approval) => approval.status === 'pending')) {
-    out.write('Decide with: coffer approve ID, or coffer deny ID.\n');
+    out.write(`Decide with: ${ownerCommandLine(['approve', 'ID'], args.dataDir)}, or ${ownerCommandLine(['deny', 'ID'], args.dataDir)}.\n`);
   }
   return 0;
 }
@@ -91,13 +92,13 @@ function approvalLines(approval: Approval, timeZone: string, policies: Map<strin
 }
 
 /** A terminal asking to be linked: its code, who says it asks, and how to answer it. */
-function linkRequestLines(session: WaitingLinkSession): string {
+function linkRequestLines(session: WaitingLinkSession, dataDir?: string): string {
   const client = Object.entries(session.client)
     .map(([key, value]) => `${key} ${value}`)
     .join(', ');
   return (
     `link request ${session.id}  code ${session.code}  (${client || 'no details'}), since ${localTime(session.createdAt)}\n` +
-    `  approve with the link its terminal shows, after checking the code: coffer approve <link URL> --code ${session.code}; or clear it: coffer deny ${session.id}\n`
+    `  approve with the link its terminal shows (URL), after checking the code: ${ownerCommandLine(['approve', 'URL', '--code', session.code], dataDir)}; or clear it: ${ownerCommandLine(['deny', session.id], dataDir)}\n`
   );
 }
 
@@ -127,7 +128,7 @@ export async function approve(args: { id: string; dataDir?: string; json?: boole
   const asked = `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request, beforeOf(decided), await endsZone(api, decided))}`;
   out.write(
     decided.status !== 'approved'
-      ? `Approved ${decided.approvalId}, but it could not be carried out: ${decided.error ?? 'see coffer approvals --all'} (${decided.errorCode ?? 'failed'}).\n`
+      ? `Approved ${decided.approvalId}, but it could not be carried out: ${decided.error ?? `see ${ownerCommandLine(['approvals', '--all'], args.dataDir)}`} (${decided.errorCode ?? 'failed'}).\n`
       : // An x402 purchase: the seller's terms may not outlive the yes, so the yes moves nothing itself.
         decided.result?.protocol === 'x402' && decided.result.status === 'approved'
         ? `${asked}; nothing is paid yet: the agent buys it when it asks the seller again, before ${localTime(decided.expiresAt)}.\n`
@@ -184,7 +185,7 @@ export async function deny(args: { id?: string; links?: boolean; dataDir?: strin
       throw new CofferApiError(
         404,
         'link_not_found',
-        `no terminal waits to be linked with the id ${args.id} (coffer approvals lists them)`,
+        `no terminal waits to be linked with the id ${args.id} (${ownerCommandLine(['approvals'], args.dataDir)} lists them)`,
       );
     if (args.json) return printJson(cleared, out);
     out.write(

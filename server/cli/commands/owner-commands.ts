@@ -5,6 +5,7 @@
  */
 import type { Deployed, RailWallets } from '../../wire/answers/agents.js';
 import { startingLimits } from '../../wire/policy/policy.js';
+import { ownerCommandLine } from '../owner-command-line.js';
 import { ownerClient } from '../owner-connection.js';
 import { checkConfigWritable, defaultConfigPath, readAgentConfig, writeAgentConfig } from '../../linked-agent/agent-config.js';
 import { CofferApiError } from '../../client/client-error.js';
@@ -89,15 +90,16 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout, err: O
     const { apiKey: _kept, mcpConfig: _carriesIt, ...rest } = answer.body;
     return printJson({ ...rest, config: args.config }, out);
   }
-  out.write(deployedWords(answer.body, await whole(), args.config, args.rail));
+  out.write(deployedWords(answer.body, await whole(), args.config, args.rail, args.dataDir));
   return 0;
 }
 
 /** Whether a policy names more than the two limits the deploy's first line says. */
 const beyondLimits = (policy: PolicyUpdate) => Object.keys(policy).some((field) => !['dailyBudget', 'maxPerPayment'].includes(field));
 
-function deployedWords(deployed: Deployed, wholePolicy: string, config: string | null, rail: Rail | undefined): string {
+function deployedWords(deployed: Deployed, wholePolicy: string, config: string | null, rail: Rail | undefined, dataDir?: string): string {
   const { agent, policy, funding } = deployed;
+  const fund = (...more: string[]) => ownerCommandLine(['allocate', agent.agentId, 'AMOUNT', ...more], dataDir);
   const lines = [
     `Deployed ${agent.agentId} (${walletsWords(agent.wallets)}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
   ];
@@ -107,11 +109,9 @@ function deployedWords(deployed: Deployed, wholePolicy: string, config: string |
       `Funded with ${funding.allocation.amount} USDC on ${railName(funding.allocation.rail)} (transaction ${funding.allocation.txSignature}).`,
     );
   if (funding?.status === 'failed')
-    lines.push(
-      `Not funded: ${funding.error} (${funding.code}); the agent exists: coffer allocate ${agent.agentId} AMOUNT${rail === 'base' ? ' --rail base' : ''}`,
-    );
+    lines.push(`Not funded: ${funding.error} (${funding.code}); the agent exists: ${fund(...(rail === 'base' ? ['--rail', 'base'] : []))}`);
   // No --fund: its wallets start empty, and its first payment would be refused for want of funds.
-  if (funding === undefined) lines.push(`Its wallets are empty: coffer allocate ${agent.agentId} AMOUNT funds it (--rail base on Base).`);
+  if (funding === undefined) lines.push(`Its wallets are empty: ${fund()} funds it (--rail base on Base).`);
   if (config !== null) {
     lines.push(keptInWords(agent.agentId, config));
   } else {
@@ -155,7 +155,7 @@ export async function returnFunds(
   out.write(
     `Returned ${body.amount} USDC from ${args.agentId} to the treasury: ${walletOn(body.rail)} holds ${body.balance} USDC (transaction ${body.txSignature}).\n`,
   );
-  const short = await heldShortfallWords(api, args.agentId, body.rail, body.balance);
+  const short = await heldShortfallWords(api, args.agentId, body.rail, body.balance, args.dataDir);
   if (short !== null) out.write(`${short}\n`);
   return 0;
 }
@@ -164,7 +164,13 @@ export async function returnFunds(
  * After a return, where what waits for the owner's yes on that rail is more than the wallet holds
  * (wire/held-shortfall.ts): said, with the command that funds it again; null where nothing lacks.
  */
-async function heldShortfallWords(api: CofferClient, agentId: string, rail: Rail, balanceText: string): Promise<string | null> {
+async function heldShortfallWords(
+  api: CofferClient,
+  agentId: string,
+  rail: Rail,
+  balanceText: string,
+  dataDir?: string,
+): Promise<string | null> {
   const lacking = heldShortfall((await api.approvals('pending')).approvals, agentId, rail, tryParseUsdc(balanceText) ?? 0n);
   if (lacking === null) return null;
   const { payments, needed, short } = lacking;
@@ -172,8 +178,10 @@ async function heldShortfallWords(api: CofferClient, agentId: string, rail: Rail
   return (
     `${count} of ${agentId} ${payments.length === 1 ? 'waits' : 'wait'} for your yes on ${railName(rail)} (${formatUsdc(needed)} USDC), ` +
     `more than its wallet there holds now (${balanceText}): a yes fails (insufficient_funds) unless you fund it again ` +
-    `(coffer allocate ${agentId} ${formatUsdc(short)}${rail === 'base' ? ' --rail base' : ''}), ` +
-    (payments.length === 1 ? `or deny it (coffer deny ${payments[0]!.approvalId}).` : 'or deny them (coffer approvals lists them).')
+    `(${ownerCommandLine(['allocate', agentId, formatUsdc(short), ...(rail === 'base' ? ['--rail', 'base'] : [])], dataDir)}), ` +
+    (payments.length === 1
+      ? `or deny it (${ownerCommandLine(['deny', payments[0]!.approvalId], dataDir)}).`
+      : `or deny them (${ownerCommandLine(['approvals'], dataDir)} lists them).`)
   );
 }
 
@@ -191,9 +199,10 @@ export async function archive(
     if (!(error instanceof CofferApiError) || error.code !== 'agent_has_funds') throw error;
     // The server says what it holds (or what is on its way); here, the commands that give back what
     // its wallet holds on each rail, read from its balance (the dashboard's Archive… does it for you).
-    const returns = await returnCommands(api, args.agentId);
+    const returns = await returnCommands(api, args.agentId, args.dataDir);
     err.write(`coffer: ${error.message} (${error.code})\n`);
-    if (returns.length > 0) err.write(`Return it first: ${returns.join(' and ')}, then coffer archive ${args.agentId}\n`);
+    if (returns.length > 0)
+      err.write(`Return it first: ${returns.join(' and ')}, then ${ownerCommandLine(['archive', args.agentId], args.dataDir)}\n`);
     return 1;
   }
   if (args.json) return printJson(body, out);
@@ -205,13 +214,16 @@ export async function archive(
  * `coffer return` for each rail the agent's wallet holds USDC free on (none where it cannot be read
  * now): what pending payments and returns may still take is not there to return.
  */
-async function returnCommands(api: ReturnType<typeof ownerClient>['api'], agentId: string): Promise<string[]> {
+async function returnCommands(api: ReturnType<typeof ownerClient>['api'], agentId: string, dataDir?: string): Promise<string[]> {
   const held = await api.balance(agentId).catch(() => null);
   if (held === null) return [];
   const holds = (balance: string | null | undefined) => (tryParseUsdc(balance ?? '0') ?? 0n) > 0n;
   // An older Coffer's answer has no `available`: what it holds is all it can say.
   const free = held.available ?? held.balances ?? { sol: held.balance, base: null };
-  return [...(holds(free.sol) ? [`coffer return ${agentId}`] : []), ...(holds(free.base) ? [`coffer return ${agentId} --rail base`] : [])];
+  return [
+    ...(holds(free.sol) ? [ownerCommandLine(['return', agentId], dataDir)] : []),
+    ...(holds(free.base) ? [ownerCommandLine(['return', agentId, '--rail', 'base'], dataDir)] : []),
+  ];
 }
 
 /** `coffer rename <agent> <name>`: the name the dashboard and the tray show. */

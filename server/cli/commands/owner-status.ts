@@ -10,6 +10,7 @@ import { railName } from '../../wire/rail-words.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { heldOfItWords } from '../../wire/policy/asks.js';
 import { paysOnWords } from '../../wire/network-words.js';
+import { ownerCommandLine } from '../owner-command-line.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './print-json.js';
 import { gasLine, heldOn, walletLines } from './rail-lines.js';
@@ -38,34 +39,38 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   const gas = gasLine(treasury);
   const [first, ...more] = [...walletLines(treasury.wallets, treasury.balances, treasury.baseNetwork), ...(gas === null ? [] : [gas])];
   out.write(`  treasury  ${first}\n${more.map((line) => `${TREASURY_INDENT}${line}\n`).join('')}`);
-  out.write(dashboard.agents.length === 0 ? noAgentsLine(dashboard.archivedAgents.length) : agentTable(dashboard.agents, onBase));
-  out.write(strandedLines(dashboard.archivedAgents));
+  out.write(
+    dashboard.agents.length === 0 ? noAgentsLine(dashboard.archivedAgents.length, args.dataDir) : agentTable(dashboard.agents, onBase),
+  );
+  out.write(strandedLines(dashboard.archivedAgents, args.dataDir));
   // The day's total, as the overview says it (agents archived since included); an older Coffer gives none.
   if (dashboard.spent24h !== undefined)
     out.write(`  agents spent ${dashboard.spent24h} USDC in the last 24 h${heldPart(dashboard.held24h)}\n`);
   const count = waiting.approvals.length + waiting.linkRequests.length;
-  out.write(count === 0 ? '  nothing waits for you\n' : `  ${count} waiting for you: coffer approvals\n`);
+  out.write(count === 0 ? '  nothing waits for you\n' : `  ${count} waiting for you: ${ownerCommandLine(['approvals'], args.dataDir)}\n`);
   return 0;
 }
 
 /** No agent to show: none yet, or (archived ones kept, their ids taken for good) none left. */
-const noAgentsLine = (archived: number) =>
-  archived === 0
-    ? '  no agents yet: coffer deploy <agent>\n'
-    : `  no agents but ${archived === 1 ? '1 archived' : `${archived} archived`} (their ids stay theirs): coffer deploy <agent>\n`;
+const noAgentsLine = (archived: number, dataDir?: string) => {
+  const deploy = ownerCommandLine(['deploy', 'AGENT'], dataDir);
+  return archived === 0
+    ? `  no agents yet: ${deploy}\n`
+    : `  no agents but ${archived === 1 ? '1 archived' : `${archived} archived`} (their ids stay theirs): ${deploy}\n`;
+};
 
 /**
  * USDC an archived agent's wallet still holds (sent after the archive): no one spends it there, so
  * it is said with the command that returns it, as the overview badges it ("still holds … on Base").
  */
-function strandedLines(archived: ArchivedAgent[]): string {
+function strandedLines(archived: ArchivedAgent[], dataDir?: string): string {
   return archived
     .flatMap((agent) =>
       RAILS.map((rail) => ({ rail, held: heldBy(agent, rail) }))
         .filter(({ held }) => (tryParseUsdc(held ?? '0') ?? 0n) > 0n)
         .map(
           ({ rail, held }) =>
-            `  archived ${agent.agentId} still holds ${held} USDC on ${railName(rail)}: coffer return ${agent.agentId}${rail === 'base' ? ' --rail base' : ''}\n`,
+            `  archived ${agent.agentId} still holds ${held} USDC on ${railName(rail)}: ${ownerCommandLine(['return', agent.agentId, ...(rail === 'base' ? ['--rail', 'base'] : [])], dataDir)}\n`,
         ),
     )
     .join('');

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ownerStatus } from '../../../../../server/cli/commands/owner-status.js';
 import { fakeCoffer } from '../../../../fixtures/fake-coffer.js';
+import { shellCommand } from '../../../../../server/boot/cli-invocation.js';
 
 const SOL = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
 const BASE = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -109,11 +110,13 @@ describe('coffer status as the owner', () => {
 
   it('with no agent left but archived ones, says so: their ids are taken for good', async () => {
     const { dir } = await overviewCoffer(dashboard('1.00', [], 'base-sepolia', [{ agentId: 'alice' }]));
-    expect(await printed(dir)).toContain('  no agents but 1 archived (their ids stay theirs): coffer deploy <agent>\n');
+    expect(await printed(dir)).toContain(
+      `  no agents but 1 archived (their ids stay theirs): ${shellCommand(['deploy', 'AGENT', '--data-dir', dir])}\n`,
+    );
     await coffer!.close();
     coffer = null;
     const { dir: fresh } = await overviewCoffer(dashboard('1.00', []));
-    expect(await printed(fresh)).toContain('  no agents yet: coffer deploy <agent>\n');
+    expect(await printed(fresh)).toContain(`  no agents yet: ${shellCommand(['deploy', 'AGENT', '--data-dir', fresh])}\n`);
   });
 
   it('says the daily budget once where it is the tightest; another tightest budget beside it', async () => {

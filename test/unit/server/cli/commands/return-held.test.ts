@@ -51,8 +51,8 @@ describe('coffer return, while a payment waits for the yes', () => {
       held('other', '5.00', 'base'),
     ]);
     expect(text).toContain('Returned 2.00 USDC from researcher to the treasury');
-    expect(text).toContain(
-      '1 payment of researcher waits for your yes on Base (0.40 USDC), more than its wallet there holds now (0.00): a yes fails (insufficient_funds) unless you fund it again (coffer allocate researcher 0.40 --rail base), or deny it (coffer deny apr_researcher_0.40).\n',
+    expect(text).toMatch(
+      /1 payment of researcher waits for your yes on Base \(0\.40 USDC\), more than its wallet there holds now \(0\.00\): a yes fails \(insufficient_funds\) unless you fund it again \([^()]*allocate researcher 0\.40 --rail base --data-dir [^()]+\), or deny it \([^()]*deny apr_researcher_0\.40 --data-dir [^()]+\)\.\n/,
     );
   });
 
