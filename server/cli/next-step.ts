@@ -21,7 +21,9 @@ const AGENT_NEXT: Readonly<Record<string, (run: Commands) => string>> = {
   daily_budget_exceeded: (run) =>
     `it frees as payments pass 24 hours old; ${run.agent(['policy', '--daily', 'AMOUNT'])} asks the owner for a larger daily budget`,
   budget_exceeded: (run) =>
-    `${run.agent(['policy'])} shows each budget and when it starts afresh; ${run.agent(['policy', '--budget', '...'])} asks the owner for more`,
+    // A count budget is asked for with --count, and --budget replaces every budget: a hint typed as
+    // printed must neither fail on a placeholder nor swap a count for an amount.
+    `${run.agent(['policy'])} shows each budget and when it starts afresh; ${run.agent(['policy', '--budget', 'AMOUNT/WINDOW'])} (--count N/WINDOW for a count of payments), naming every budget to keep, asks the owner for more`,
   max_per_payment_exceeded: (run) => `${run.agent(['policy', '--max', 'AMOUNT'])} asks the owner for a higher max per payment`,
   service_not_allowed: (run) =>
     `${run.agent(['policy', '--allow', 'SERVICE', '...'])} asks the owner to allow it (name every service to keep)`,

@@ -14,7 +14,7 @@ describe("the line after an agent's refused payment", () => {
       `it frees as payments pass 24 hours old; ${COFFER} policy --daily AMOUNT asks the owner for a larger daily budget`,
     );
     expect(nextStep('pay', 'budget_exceeded')).toBe(
-      `${COFFER} policy shows each budget and when it starts afresh; ${COFFER} policy --budget ... asks the owner for more`,
+      `${COFFER} policy shows each budget and when it starts afresh; ${COFFER} policy --budget AMOUNT/WINDOW (--count N/WINDOW for a count of payments), naming every budget to keep, asks the owner for more`,
     );
     expect(nextStep('pay', 'service_not_allowed')).toBe(
       `${COFFER} policy --allow SERVICE ... asks the owner to allow it (name every service to keep)`,
