@@ -11,11 +11,21 @@ import { CofferApiError } from '../client/client-error.js';
 export function readOwnerConnection(dataDirFlag?: string): { url: string; owner: string; ownerKey: string } {
   const { dataDir } = resolveServeConfig({ 'data-dir': dataDirFlag });
   const file = join(dataDir, 'connection.json');
+  let text: string | null = null;
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { url?: string; owner?: string; ownerKey?: string };
+    text = readFileSync(file, 'utf8');
+    const parsed = JSON.parse(text) as { url?: string; owner?: string; ownerKey?: string };
     if (parsed.url && parsed.owner && parsed.ownerKey) return { url: parsed.url, owner: parsed.owner, ownerKey: parsed.ownerKey };
   } catch {
     // handled below
+  }
+  // There but damaged (not what Coffer writes): said so, not as if nothing ran there.
+  if (text !== null) {
+    throw new CofferApiError(
+      0,
+      'coffer_unreachable',
+      `the connection file ${file} is damaged (not the URL and owner key Coffer writes): restart Coffer on this data dir to write it again`,
+    );
   }
   // The code a Coffer that does not answer has (exit 3): nothing runs here for the owner to reach.
   throw new CofferApiError(

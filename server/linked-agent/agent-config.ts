@@ -66,7 +66,16 @@ export function readAgentConfig(file: string): AgentConfig {
         `or set COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID and COFFER_API_KEY)`,
     );
   }
-  const parsed = agentConfigSchema.safeParse(JSON.parse(raw));
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    // Named, with why: a bare "Expected property name" says neither which file nor what to do.
+    throw new Error(`${file} is not a Coffer agent config: it is not JSON (${(error as Error).message}); run \`coffer link\` again`, {
+      cause: error,
+    });
+  }
+  const parsed = agentConfigSchema.safeParse(json);
   if (!parsed.success) throw new Error(`${file} is not a Coffer agent config (run \`coffer link\` again)`);
   return parsed.data;
 }

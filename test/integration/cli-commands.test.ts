@@ -658,6 +658,25 @@ describe('coffer help', () => {
     rmSync(parent, { recursive: true, force: true });
   });
 
+  it('a damaged config or connection file is named, with what is wrong with it', async () => {
+    const parent = tempDataDir();
+    try {
+      const config = join(parent, 'agent.json');
+      writeFileSync(config, '{garbage');
+      const paid = await coffer(['pay', 'demo-weather', '0.01', '--config', config]);
+      expect(paid.code).toBe(1);
+      expect(paid.stderr).toMatch(
+        new RegExp(`^coffer: ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a Coffer agent config: it is not JSON \\(`, 'm'),
+      );
+      writeFileSync(join(parent, 'connection.json'), '{garbage');
+      const status = await coffer(['status', '--data-dir', parent]);
+      expect(status.code).toBe(3);
+      expect(status.stderr).toMatch(/the connection file \S+connection\.json is damaged .*\(coffer_unreachable\)$/m);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
   it('a flag given twice is a usage error (exit 2), not the last one silently: nothing is asked of Coffer', async () => {
     for (const args of [
       ['allocate', 'someone', '0.01', '--rail', 'base', '--rail', 'sol'],
