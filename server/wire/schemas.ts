@@ -396,7 +396,13 @@ export const x402PayBodySchema = strictFields({
   url: z
     .string()
     .max(2000, 'must be at most 2000 characters')
-    .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http(s) URL'),
+    .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http(s) URL')
+    // It is the payment's `resource`, shown in the agent's history, the owner's activity and audit:
+    // a password in it would be written down everywhere (no x402 seller's URL carries one).
+    .refine(
+      (text) => !URL.canParse(text) || (new URL(text).username === '' && new URL(text).password === ''),
+      'must not carry a user name or password',
+    ),
   method: z
     .string()
     .regex(/^[A-Z]{3,7}$/, 'must be an HTTP method such as GET or POST')

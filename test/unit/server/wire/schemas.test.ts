@@ -508,3 +508,20 @@ describe('warnAt: each share once', () => {
     expect(policyUpdateSchema.parse({ warnAt: [95, 50] })).toEqual({ warnAt: [95, 50] });
   });
 });
+
+describe('x402PayBodySchema', () => {
+  const offer = { status: 402, headers: {} };
+  it('takes the http(s) URL that answered 402', () => {
+    expect(wire.x402PayBodySchema.safeParse({ ...offer, url: 'https://api.example.com/weather?city=Lisbon' }).success).toBe(true);
+  });
+
+  it.each([
+    ['a user name and password', 'http://user:secret@127.0.0.1:7850/weather'],
+    ['a user name alone', 'https://someone@api.example.com/weather'],
+    ['another scheme', 'ftp://api.example.com/weather'],
+  ])('refuses a URL with %s, before anything is recorded (the URL is the payment resource everyone reads)', (_label, url) => {
+    const result = wire.x402PayBodySchema.safeParse({ ...offer, url });
+    expect(result.success).toBe(false);
+    expect(describeIssues(result.error!).code).toBe('invalid_request');
+  });
+});
