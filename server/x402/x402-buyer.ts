@@ -52,10 +52,17 @@ export function createX402Buyer(options: {
 /** A seller's 402 as x402 terms (v1 body or v2 PAYMENT-REQUIRED header); null when it is no x402 offer. */
 function readX402Offer(answer: { headers: Record<string, string>; body: unknown }): X402Offer | null {
   let raw: unknown;
+  const headers = new Headers(answer.headers);
   try {
-    const headers = new Headers(answer.headers);
     raw = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => headers.get(name), answer.body);
   } catch {
+    // A v2 header there that is not an offer is a malformed offer, not the absence of one.
+    if (headers.has('payment-required')) {
+      throw new CofferError(
+        'unreadable_402',
+        'the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is not base64-encoded JSON',
+      );
+    }
     return null;
   }
   const parsed = parsePaymentRequired(raw);

@@ -638,6 +638,21 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect((await t.api('GET', t.withOwner('/v1/agents/odd-recipients/spend-history'), { key: agent.apiKey })).body.payments).toEqual([]);
     });
 
+    it('says a PAYMENT-REQUIRED header it cannot read is there, not that the answer has none', async () => {
+      const agent = await fundedAgent('unreadable-header', '1.00');
+      for (const header of ['not base64 at all!', Buffer.from('{"x402Version": 2,').toString('base64')]) {
+        const refused = await payX402('unreadable-header', agent.apiKey, {
+          url: 'http://seller.example/x',
+          status: 402,
+          headers: { 'payment-required': header },
+        });
+        expectError(refused, 400, 'unreadable_402');
+        expect(refused.body.error).toBe(
+          'the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is not base64-encoded JSON',
+        );
+      }
+    });
+
     it('refuses in words a rail the offer cannot be paid on, signing nothing', async () => {
       const agent = await fundedAgent('base-only-offer', '1.00');
       const offer = await both({ sol: (await generateKeyPairSigner()).address, base: seller });
