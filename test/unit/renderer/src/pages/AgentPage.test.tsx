@@ -151,7 +151,7 @@ describe("the agent page's times are the owner's time zone's, as its note says",
 describe('funds on Base: the owner picks the rail the treasury moves USDC on', () => {
   it('allocates to its Base account and returns from it, the Return field offering what Base holds', async () => {
     render(<AgentPage agentId="alpha" />);
-    fireEvent.click(screen.getByLabelText('Base USDC'));
+    fireEvent.click(screen.getByLabelText(/^Base USDC/));
     expect(returnField().value).toBe('1.50');
     client.allocate.mockResolvedValue({ amount: '3.00', balance: '4.50', rail: 'base' });
     fireEvent.change(screen.getByLabelText('Allocate from the treasury'), { target: { value: '3' } });
@@ -177,7 +177,7 @@ describe('funds on Base: the owner picks the rail the treasury moves USDC on', (
       ] as never,
     });
     render(<AgentPage agentId="alpha" />);
-    fireEvent.click(screen.getByLabelText('Base USDC'));
+    fireEvent.click(screen.getByLabelText(/^Base USDC/));
     client.returnFunds.mockResolvedValue({ amount: '1.50', balance: '0.00', rail: 'base' });
     fireEvent.click(screen.getByRole('button', { name: 'Return' }));
     await screen.findByText(
@@ -187,11 +187,11 @@ describe('funds on Base: the owner picks the rail the treasury moves USDC on', (
 
   it('Solana stays the default and sends no rail; with the Base rail off there is no choice', () => {
     render(<AgentPage agentId="alpha" />);
-    expect(screen.getByLabelText<HTMLInputElement>('Solana USDC').checked).toBe(true);
+    expect(screen.getByLabelText<HTMLInputElement>(/^Solana USDC/).checked).toBe(true);
     cleanup();
     useDashboard.setState({ dashboard: dashboardWith('5.00', null) });
     render(<AgentPage agentId="alpha" />);
-    expect(screen.queryByLabelText('Base USDC')).toBeNull();
+    expect(screen.queryByLabelText(/^Base USDC/)).toBeNull();
     expect(returnField().value).toBe('5.00');
   });
 });
