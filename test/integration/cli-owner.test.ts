@@ -160,6 +160,10 @@ describe("the owner's CLI", () => {
     );
     expect(refused.stderr).toMatch(/ Max per payment 0\.50 → 5\.00 USDC: 10× the current limit\. /);
     expect(refused.stderr).toMatch(/ A daily budget of 5,000\.00 USDC is more than the treasury holds \([\d,.]+ USDC\)\. /);
+    // One daily budget counts both rails: the treasury's figure is what it holds on both (1,000 test
+    // USDC each at the start, less what the agents were given), not its Solana wallet's alone.
+    const held = /more than the treasury holds \(([\d,.]+) USDC\)/.exec(refused.stderr)![1]!.replace(/,/g, '');
+    expect(Number(held)).toBeGreaterThan(1000);
     expect(refused.stderr).toMatch(/ Breaker: stops after 5 refusals within 10 minutes → removed\. /);
     expect(refused.stderr).toMatch(/Nothing was changed: run it again with --yes to save it \(loosening_needs_yes\)\n$/);
     // --json too: a script is refused alike, not saved.

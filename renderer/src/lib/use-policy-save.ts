@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { Policy } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from './policy-form.js';
-import { loosenings } from '../../../server/wire/policy/loosenings.js';
+import { loosenings, treasuryHolds } from '../../../server/wire/policy/loosenings.js';
 import { endNamed } from './policy-words.js';
 import type { SaveNote } from './use-policy-draft.js';
 
@@ -30,7 +30,7 @@ export function usePolicySave({
   onSave: (update: PolicyUpdate) => Promise<void>;
   onSaved: (note: SaveNote) => void;
 }) {
-  const treasury = useDashboard((s) => s.dashboard?.treasury.amount ?? null);
+  const treasury = useDashboard((s) => s.dashboard?.treasury ?? null);
   const [errors, setErrors] = useState<PolicyErrors>({});
   const [serverError, setServerError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -60,7 +60,7 @@ export function usePolicySave({
       onSaved('unchanged');
       return;
     }
-    const reasons = loosenings(policy, result.update, treasury === null ? null : BigInt(treasury), timeZone, endNamed);
+    const reasons = loosenings(policy, result.update, treasury === null ? null : treasuryHolds(treasury), timeZone, endNamed);
     if (reasons.length > 0) setConfirming({ update: result.update, reasons });
     else await save(result.update);
   };

@@ -9,7 +9,7 @@ import { policyChangeWords } from '../../wire/describe-request.js';
 import { printJson } from './print-json.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
-import { loosenings } from '../../wire/policy/loosenings.js';
+import { loosenings, treasuryHolds } from '../../wire/policy/loosenings.js';
 import { dayEndingAt } from '../../wire/policy/expiry.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';
 import type { CofferClient } from '../../client/coffer-client.js';
@@ -157,7 +157,7 @@ async function confirmLoosening(api: CofferClient, agentId: string, update: Poli
       ? null
       : await api
           .dashboard()
-          .then((dashboard) => BigInt(dashboard.treasury.amount))
+          .then((dashboard) => treasuryHolds(dashboard.treasury))
           .catch(() => null);
   const reasons = loosenings(before.policy, update, treasury, before.timeZone, endNamed);
   if (reasons.length === 0) return;

@@ -37,6 +37,13 @@ export function sharesWords(shares: readonly number[]): string {
 const endInstant = (expiresAt: string | null, timeZone: string) => expiryOf(expiresAt, Number.NEGATIVE_INFINITY, timeZone);
 const sortedUnique = <T extends string | number>(list: readonly T[]) => [...new Set(list)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
+/**
+ * What the treasury holds on both rails, in micro-USDC: the figure a daily budget (one across rails)
+ * is held to. `amount` is its Solana wallet's; Base's is left out where it is off or was not read.
+ */
+export const treasuryHolds = (treasury: { amount: string; balances: { base: string | null } }): bigint =>
+  BigInt(treasury.amount) + (treasury.balances.base === null ? 0n : (tryParseUsdc(treasury.balances.base) ?? 0n));
+
 /** Loosening by this factor or more is confirmed before it is saved. */
 const LARGE_FACTOR = 10n;
 
