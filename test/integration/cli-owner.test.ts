@@ -678,4 +678,14 @@ describe("the owner's and an agent's status with the Base rail off", () => {
     expect(agent.stdout).not.toContain(deployed.agent.wallets.base);
     expect(agent.stdout).not.toMatch(/Base/);
   });
+
+  it('deploy names no Base account, nor how to fund one, where the rail is off', async () => {
+    const said = await owner(['deploy', 'solana-words']);
+    expect(said.code, said.stderr).toBe(0);
+    expect(said.stdout).toMatch(/^Deployed solana-words \(wallet \w+\): /);
+    expect(said.stdout).toContain(
+      `Its wallet is empty: ${shellCommand(['allocate', 'solana-words', 'AMOUNT', '--data-dir', dataDir])} funds it.\n`,
+    );
+    expect(said.stdout).not.toMatch(/Base|0x[0-9a-fA-F]{40}/);
+  });
 });

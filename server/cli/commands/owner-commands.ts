@@ -62,9 +62,11 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout, err: O
   // What else it starts under (budgets, breaker, asks…) said in full, so a flag read otherwise than
   // meant (--breaker 50/15m: refusals, not a share) shows at once.
   const whole = async () => (beyondLimits(policy) ? policyText(await api.policy(args.agentId)) : '');
+  const said = async (config: string | null) =>
+    deployedWords(answer.body, await whole(), config, args.rail, args.dataDir, await baseRailOpen(api));
   if (args.config === undefined) {
     if (args.json) return printJson(answer.body, out);
-    out.write(deployedWords(answer.body, await whole(), null, args.rail));
+    out.write(await said(null));
     return 0;
   }
   try {
@@ -82,7 +84,7 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout, err: O
     // The agent exists: its key is shown rather than lost, with why the file has it not.
     err.write(`coffer: ${agent.agentId} is deployed, but its key could not be kept in ${args.config}: ${(error as Error).message}\n`);
     if (args.json) printJson(answer.body, out);
-    else out.write(deployedWords(answer.body, await whole(), null, args.rail));
+    else out.write(await said(null));
     return 1;
   }
   // Kept in the file, the key is printed nowhere, as JSON neither: the answer without it, and where it is.
@@ -90,18 +92,25 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout, err: O
     const { apiKey: _kept, mcpConfig: _carriesIt, ...rest } = answer.body;
     return printJson({ ...rest, config: args.config }, out);
   }
-  out.write(deployedWords(answer.body, await whole(), args.config, args.rail, args.dataDir));
+  out.write(await said(args.config));
   return 0;
 }
 
 /** Whether a policy names more than the two limits the deploy's first line says. */
 const beyondLimits = (policy: PolicyUpdate) => Object.keys(policy).some((field) => !['dailyBudget', 'maxPerPayment'].includes(field));
 
-function deployedWords(deployed: Deployed, wholePolicy: string, config: string | null, rail: Rail | undefined, dataDir?: string): string {
+function deployedWords(
+  deployed: Deployed,
+  wholePolicy: string,
+  config: string | null,
+  rail: Rail | undefined,
+  dataDir: string | undefined,
+  onBase: boolean,
+): string {
   const { agent, policy, funding } = deployed;
   const fund = (...more: string[]) => ownerCommandLine(['allocate', agent.agentId, 'AMOUNT', ...more], dataDir);
   const lines = [
-    `Deployed ${agent.agentId} (${walletsWords(agent.wallets)}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
+    `Deployed ${agent.agentId} (${walletsWords(agent.wallets, onBase)}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
   ];
   if (wholePolicy !== '') lines.push(wholePolicy.trimEnd());
   if (funding?.status === 'funded')
@@ -111,7 +120,8 @@ function deployedWords(deployed: Deployed, wholePolicy: string, config: string |
   if (funding?.status === 'failed')
     lines.push(`Not funded: ${funding.error} (${funding.code}); the agent exists: ${fund(...(rail === 'base' ? ['--rail', 'base'] : []))}`);
   // No --fund: its wallets start empty, and its first payment would be refused for want of funds.
-  if (funding === undefined) lines.push(`Its wallets are empty: ${fund()} funds it (--rail base on Base).`);
+  if (funding === undefined)
+    lines.push(`${onBase ? 'Its wallets are' : 'Its wallet is'} empty: ${fund()} funds it${onBase ? ' (--rail base on Base)' : ''}.`);
   if (config !== null) {
     lines.push(keptInWords(agent.agentId, config));
   } else {
@@ -121,9 +131,19 @@ function deployedWords(deployed: Deployed, wholePolicy: string, config: string |
   return `${lines.join('\n')}\n`;
 }
 
-/** An agent's wallets, each with its rail: the Base one is where its Base USDC is sent and seen. */
-const walletsWords = (wallets: RailWallets) =>
-  wallets.base === null ? `wallet ${wallets.sol}` : `wallets: ${wallets.sol} on Solana, ${wallets.base} on Base`;
+/**
+ * An agent's wallets, each with its rail: the Base one is where its Base USDC is sent and seen. Every
+ * wallet has a Base address filed whether or not the rail is open: where it is off, Base goes unsaid,
+ * as status and the dashboard leave it out.
+ */
+const walletsWords = (wallets: RailWallets, onBase: boolean) =>
+  wallets.base === null || !onBase ? `wallet ${wallets.sol}` : `wallets: ${wallets.sol} on Solana, ${wallets.base} on Base`;
+
+/** Whether this Coffer's Base rail is open (its health names a Base chain); not answering, it is taken as open, as before. */
+const baseRailOpen = async (api: CofferClient): Promise<boolean> => {
+  const health = await api.health().catch(() => null);
+  return health === null || health.base != null;
+};
 
 /** The rail a command names (`--rail`; left out, Solana). */
 const railOf = (rail: Rail | undefined) => (rail === undefined ? {} : { rail });
