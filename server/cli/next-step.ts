@@ -26,7 +26,7 @@ const AGENT_NEXT: Readonly<Record<string, (run: Commands) => string>> = {
     `${run.agent(['policy'])} shows each budget and when it starts afresh; ${run.agent(['policy', '--budget', 'AMOUNT/WINDOW'])} (--count N/WINDOW for a count of payments), naming every budget to keep, asks the owner for more`,
   max_per_payment_exceeded: (run) => `${run.agent(['policy', '--max', 'AMOUNT'])} asks the owner for a higher max per payment`,
   service_not_allowed: (run) =>
-    `${run.agent(['policy', '--allow', 'SERVICE', '...'])} asks the owner to allow it (name every service to keep)`,
+    `${run.agent(['policy', '--allow', 'SERVICE'])} asks the owner to allow it (with an --allow for every service to keep)`,
   price_above_registry: (run) =>
     `${run.agent(['services', 'SERVICE'])} shows the price the registry lists; a registry service is paid that, no more`,
   // A held payment's request ended unanswered (a seller's terms end with it): nothing was paid.

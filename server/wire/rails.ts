@@ -22,13 +22,13 @@ export function checksummedEvmAddress(address: string): string {
   return spelled;
 }
 
+/** The EVM zero address, in any case: no one holds its key, and USDC refuses to move money to it. */
+export const isZeroEvmAddress = (text: string): boolean => /^0x0{40}$/i.test(text);
+
 /**
  * An EVM address as a person may give it: 0x and 40 hex digits, all lower case, all upper case, or in
  * its EIP-55 spelling; a mixed case that is not the checksum is a typo, and refused.
  */
-/** The EVM zero address, in any case: no one holds its key, and USDC refuses to move money to it. */
-export const isZeroEvmAddress = (text: string): boolean => /^0x0{40}$/i.test(text);
-
 export function isEvmAddress(text: string): boolean {
   if (!EVM_ADDRESS.test(text)) return false;
   const digits = text.slice(2);

@@ -83,18 +83,6 @@ function readX402Offer(answer: { headers: Record<string, string>; body: unknown 
   }
   const required = parsed.data;
   const accepts: unknown[] = required.accepts;
-  // A memo is text the seller matches its payment by (and Coffer its earlier purchases by, for
-  // nonce_already_paid): one of another type would be neither, so the offer is refused as malformed.
-  const memoless = accepts.findIndex((entry) => {
-    const memo = (entry as { extra?: { memo?: unknown } }).extra?.memo;
-    return memo !== undefined && typeof memo !== 'string';
-  });
-  if (memoless >= 0) {
-    throw new CofferError(
-      'unreadable_402',
-      `the x402 offer does not follow the protocol: accepts[${memoless}].extra.memo: Expected string`,
-    );
-  }
   return { x402Version: required.x402Version, requirements: accepts.map(toRequirement), source: required };
 }
 

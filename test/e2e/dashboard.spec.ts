@@ -152,7 +152,8 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   await page.getByRole('button', { name: 'Save policy' }).click();
   const confirm = page.getByRole('dialog', { name: 'Loosen these limits?' });
   await expect(confirm).toContainText('Daily budget 2.00 → 1,000,000,000.00 USDC: 500,000,000× the current budget.');
-  await expect(confirm).toContainText('more than the treasury holds (1,245.00 USDC)');
+  // One daily budget counts both rails: the treasury's 1,245.00 on Solana and 1,025.00 on Base.
+  await expect(confirm).toContainText('more than the treasury holds (2,270.00 USDC)');
   await page.screenshot({ path: join(SCREENSHOTS, 'policy-confirm.png') });
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   expect((await readPolicy()).dailyBudget).toBe('2.00');

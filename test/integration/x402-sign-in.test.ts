@@ -154,10 +154,9 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
     };
     const cases: [string, (info: Record<string, unknown>) => void][] = [
       ['a line break in its statement', (info) => (info.statement = 'sign in\nURI: https://elsewhere.example')],
-      ['a short nonce', (info) => (info.nonce = 'abc')],
       ['another version', (info) => (info.version = '2')],
       ['an unreadable time', (info) => (info.issuedAt = 'yesterday')],
-      ['an end already passed', (info) => (info.expirationTime = '2000-01-01T00:00:00.000Z')],
+      ['an end that is no time', (info) => (info.expirationTime = 'tomorrow')],
     ];
     for (const [what, change] of cases) {
       const refused = await signIn('siwx-odd', agent.apiKey, challenged(change));

@@ -376,8 +376,14 @@ function offeredHow(entry: X402Requirement): string {
   const method = entry.extra.assetTransferMethod;
   const by = method === undefined || method === 'eip3009' ? '' : ` by ${String(method)} (Coffer pays by EIP-3009 on an EVM chain)`;
   const amount = entry.amount < 0n ? ' (its amount unreadable)' : entry.amount === 0n ? ' (an amount of 0)' : '';
-  return `${amount}${recipientFault(entry)}${by}`;
+  return `${amount}${recipientFault(entry)}${memoIsText(entry) ? '' : ' (its extra.memo not text)'}${by}`;
 }
+
+/**
+ * A memo is text the seller matches its payment by, and Coffer its earlier purchases by
+ * (nonce_already_paid): an entry whose memo is of another type is neither, and is not paid.
+ */
+const memoIsText = (entry: X402Requirement): boolean => entry.extra.memo === undefined || typeof entry.extra.memo === 'string';
 
 /** Why an entry's payTo takes no payment, in words (nothing where it may). */
 function recipientFault({ network, payTo, asset }: X402Requirement): string {
@@ -449,7 +455,7 @@ function payablesOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable[]
   if (network === null) return [];
   const here = { network, usdc: chainOf(ctx, rail).usdc };
   return offer.requirements
-    .filter((entry) => isPayableOn(rail, here, { ...entry, transferMethod: entry.extra.assetTransferMethod }))
+    .filter((entry) => isPayableOn(rail, here, { ...entry, transferMethod: entry.extra.assetTransferMethod }) && memoIsText(entry))
     .map((requirement) => ({
       requirement,
       rail,

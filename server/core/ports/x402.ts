@@ -68,11 +68,9 @@ export interface X402SignInChallenge {
   eip191Chains: string[];
   /**
    * Why a SIWE/SIWS message cannot carry the challenge as the standards write one (a line break in a
-   * field, a nonce too short, another version, a time that is no ISO 8601 time); null where it can.
+   * field, another version, a time that is no RFC 3339 time); null where it can.
    */
   fault: string | null;
-  /** When a proof of it ends (`expirationTime`, an ISO 8601 time), if it says. */
-  expiresAt: string | null;
 }
 
 export interface X402Buyer {

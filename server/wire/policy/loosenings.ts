@@ -41,8 +41,11 @@ const sortedUnique = <T extends string | number>(list: readonly T[]) => [...new 
  * What the treasury holds on both rails, in micro-USDC: the figure a daily budget (one across rails)
  * is held to. `amount` is its Solana wallet's; Base's is left out where it is off or was not read.
  */
-export const treasuryHolds = (treasury: { amount: string; balances: { base: string | null } }): bigint =>
-  BigInt(treasury.amount) + (treasury.balances.base === null ? 0n : (tryParseUsdc(treasury.balances.base) ?? 0n));
+export const treasuryHolds = (treasury: { amount: string; balances?: { base: string | null } }): bigint => {
+  // An older Coffer's answer has no `balances`: its Solana amount is all it says.
+  const base = treasury.balances?.base ?? null;
+  return BigInt(treasury.amount) + (base === null ? 0n : (tryParseUsdc(base) ?? 0n));
+};
 
 /** Loosening by this factor or more is confirmed before it is saved. */
 const LARGE_FACTOR = 10n;

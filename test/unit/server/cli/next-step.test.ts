@@ -17,7 +17,7 @@ describe("the line after an agent's refused payment", () => {
       `${COFFER} policy shows each budget and when it starts afresh; ${COFFER} policy --budget AMOUNT/WINDOW (--count N/WINDOW for a count of payments), naming every budget to keep, asks the owner for more`,
     );
     expect(nextStep('pay', 'service_not_allowed')).toBe(
-      `${COFFER} policy --allow SERVICE ... asks the owner to allow it (name every service to keep)`,
+      `${COFFER} policy --allow SERVICE asks the owner to allow it (with an --allow for every service to keep)`,
     );
     // Short of funds: the owner's command that funds the wallet.
     expect(nextStep('fetch', 'insufficient_funds')).toBe(
