@@ -4,6 +4,9 @@ import type { KeyStorePreference } from '../keys/open-secret-backend.js';
 
 export const DEFAULT_PORT = 7402;
 
+/** The data dir where neither --data-dir nor COFFER_HOME names one. */
+export const defaultDataDir = (): string => resolve(join(homedir(), '.coffer'));
+
 /** Everything `coffer serve` and the desktop app take from flags and COFFER_* variables. */
 export interface ServeConfig {
   dataDir: string;
@@ -39,7 +42,7 @@ export function resolveServeConfig(
     throw new Error(`COFFER_KEYSTORE must be auto, keychain or file (got "${keyStore}")`);
   }
   return {
-    dataDir: resolve(flags['data-dir'] ?? env.COFFER_HOME ?? join(homedir(), '.coffer')),
+    dataDir: resolve(flags['data-dir'] ?? env.COFFER_HOME ?? defaultDataDir()),
     port: Number(portText),
     network: flags.network ?? env.COFFER_NETWORK,
     keyStore,

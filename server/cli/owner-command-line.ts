@@ -1,7 +1,5 @@
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { shellCommand } from '../boot/cli-invocation.js';
-import { resolveServeConfig } from '../boot/serve-config.js';
+import { defaultDataDir, resolveServeConfig } from '../boot/serve-config.js';
 
 /**
  * A command the owner's terminal is told to run next (fund the agent just deployed, give its USDC
@@ -12,6 +10,6 @@ import { resolveServeConfig } from '../boot/serve-config.js';
  */
 export function ownerCommandLine(words: string[], dataDirFlag?: string): string {
   const { dataDir } = resolveServeConfig({ 'data-dir': dataDirFlag });
-  const named = dataDir !== resolve(join(homedir(), '.coffer'));
+  const named = dataDir !== defaultDataDir();
   return shellCommand([...words, ...(named ? ['--data-dir', dataDir] : [])]);
 }

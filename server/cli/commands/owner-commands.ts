@@ -16,6 +16,7 @@ import { railName } from '../../wire/rail-words.js';
 import { heldShortfall } from '../../wire/held-shortfall.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';
 import { printJson } from './print-json.js';
+import { baseRailOpen } from './rail-lines.js';
 import { policyText } from './policy.js';
 import { resolve } from 'node:path';
 
@@ -138,12 +139,6 @@ function deployedWords(
  */
 const walletsWords = (wallets: RailWallets, onBase: boolean) =>
   wallets.base === null || !onBase ? `wallet ${wallets.sol}` : `wallets: ${wallets.sol} on Solana, ${wallets.base} on Base`;
-
-/** Whether this Coffer's Base rail is open (its health names a Base chain); not answering, it is taken as open, as before. */
-const baseRailOpen = async (api: CofferClient): Promise<boolean> => {
-  const health = await api.health().catch(() => null);
-  return health === null || health.base != null;
-};
 
 /** The rail a command names (`--rail`; left out, Solana). */
 const railOf = (rail: Rail | undefined) => (rail === undefined ? {} : { rail });

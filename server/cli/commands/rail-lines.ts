@@ -4,6 +4,7 @@
  * Base is named only where its rail is open (the answer's `baseNetwork`): a Base account is filed for
  * every wallet, and USDC sent there with the rail off would reach no rail this Coffer reads.
  */
+import type { CofferClient } from '../../client/coffer-client.js';
 import type { RailBalances, RailWallets } from '../../wire/answers/agents.js';
 import type { DashboardTreasury } from '../../wire/answers/dashboard.js';
 import { railName } from '../../wire/rail-words.js';
@@ -50,3 +51,10 @@ export function gasLine(treasury: Pick<DashboardTreasury, 'baseGas' | 'network' 
   const line = `gas on Base: ${shortEther(gas.balance)} ${gasWords(treasury.network)}, about ${gas.moves.toLocaleString('en-US')} moves at today's fee`;
   return gas.low ? `${line}: LOW, send ETH to ${treasury.wallets.base ?? 'its Base address'} before it runs out` : line;
 }
+
+/**
+ * Whether this Coffer's Base rail is open (its health names a Base chain). A health that does not
+ * answer counts as closed: Base goes unsaid rather than named where it may be off.
+ */
+export const baseRailOpen = async (api: Pick<CofferClient, 'health'>): Promise<boolean> =>
+  ((await api.health().catch(() => null))?.base ?? null) !== null;

@@ -1,5 +1,6 @@
 import { keyClient } from '../../client/coffer-client.js';
 import { printJson } from './print-json.js';
+import { baseRailOpen } from './rail-lines.js';
 import type { Bazaar } from '../../wire/answers/registry.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
@@ -44,8 +45,7 @@ export async function settingsCommand(
   // Shown where one is preferred or it was asked about, and by a plain `coffer settings` where the
   // Base rail is open (a choice there is to make); else it stays out, as before there were two rails.
   const plain = Object.keys(change).length === 0 && args.bazaar === undefined && !args.bazaarRefresh;
-  const railOpen = async () => (await api.health().catch(() => null))?.base != null;
-  if (settings.preferredRail !== null || args.preferredRail !== undefined || (plain && (await railOpen()))) {
+  if (settings.preferredRail !== null || args.preferredRail !== undefined || (plain && (await baseRailOpen(api)))) {
     out.write(railLine(settings.preferredRail));
   }
   const bazaar = await bazaarNow();

@@ -309,8 +309,12 @@ async function payableRequirement(
   if (first === undefined && refusals[0] !== undefined) throw new CofferError('unsupported_offer', refusals[0]);
   if (first === undefined) {
     const offered =
-      offer.requirements.map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}${offeredHow(entry)}`).join('; ') ||
-      'nothing';
+      offer.requirements
+        .map(
+          (entry) =>
+            `${entry.scheme} on ${entry.network} in ${entry.asset}${offeredHow(entry, railNamed(ctx, entry.network, offer.x402Version))}`,
+        )
+        .join('; ') || 'nothing';
     const where = RAILS.filter((rail) => asked === undefined || rail === asked)
       .map((rail) => x402NetworkOf(ctx, rail, offer.x402Version))
       .filter((name): name is string => name !== null);
@@ -370,13 +374,14 @@ function checkNotItself(ctx: EngineContext, payable: Payable, agent: AgentRecord
 
 /**
  * What an entry offered says beyond its network and asset where that makes it unpayable: its amount
- * unread or 0, a payTo no payment can go to, its transfer method.
+ * unread or 0, a payTo no payment can go to on the rail its network is here (on another network, the
+ * network is why), its transfer method.
  */
-function offeredHow(entry: X402Requirement): string {
+function offeredHow(entry: X402Requirement, rail: Rail | undefined): string {
   const method = entry.extra.assetTransferMethod;
   const by = method === undefined || method === 'eip3009' ? '' : ` by ${String(method)} (Coffer pays by EIP-3009 on an EVM chain)`;
   const amount = entry.amount < 0n ? ' (its amount unreadable)' : entry.amount === 0n ? ' (an amount of 0)' : '';
-  return `${amount}${recipientFault(entry)}${memoIsText(entry) ? '' : ' (its extra.memo not text)'}${by}`;
+  return `${amount}${rail === undefined ? '' : recipientFault(entry, rail)}${memoIsText(entry) ? '' : ' (its extra.memo not text)'}${by}`;
 }
 
 /**
@@ -385,15 +390,17 @@ function offeredHow(entry: X402Requirement): string {
  */
 const memoIsText = (entry: X402Requirement): boolean => entry.extra.memo === undefined || typeof entry.extra.memo === 'string';
 
-/** Why an entry's payTo takes no payment, in words (nothing where it may). */
-function recipientFault({ network, payTo, asset }: X402Requirement): string {
-  const onEvm = network.startsWith('eip155:') || network === 'base' || network === 'base-sepolia';
-  const onSolana = network.startsWith('solana');
-  if (onEvm && !isEvmAddress(payTo)) return ' (its payTo not an EVM address)';
-  if (onSolana && !isSolanaAddress(payTo)) return ' (its payTo not a Solana address)';
-  if (onEvm && isZeroEvmAddress(payTo)) return ' (to the zero address)';
+/** Why an entry's payTo takes no payment on its rail, in words (nothing where it may). */
+function recipientFault({ payTo, asset }: X402Requirement, rail: Rail): string {
+  if (rail === 'base' && !isEvmAddress(payTo)) return ' (its payTo not an EVM address)';
+  if (rail === 'sol' && !isSolanaAddress(payTo)) return ' (its payTo not a Solana address)';
+  if (rail === 'base' && isZeroEvmAddress(payTo)) return ' (to the zero address)';
   return paysSomeone(payTo, asset) ? '' : " (to the token's own contract)";
 }
+
+/** The rail whose network this Coffer's x402 names so in an offer of this version; undefined for another network. */
+const railNamed = (ctx: EngineContext, network: string, version: number): Rail | undefined =>
+  RAILS.find((rail) => x402NetworkOf(ctx, rail, version) === network);
 
 /**
  * The first of a rail's payable requirements its signing would not refuse whatever the payer; null
