@@ -601,6 +601,71 @@ describe('coffer status, pay, kill, open', () => {
     await coffer(['policy', 'cli-agent', '--breaker', 'none', '--data-dir', dataDir, '--config', configFile]);
     await coffer(['resume', 'cli-agent', '--data-dir', dataDir]);
   });
+
+  it('short on Solana with the amount on Base and no rail asked: the same payment on Base is the first next step, and pays as typed', async () => {
+    const baseOnly = join(dataDir, 'base-only.json');
+    const post = (path: string, body: unknown) =>
+      json(
+        fetch(`${serve.url}${path}?owner=${owner.owner}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
+    const deployed = await post('/v1/agents/deploy', { agentId: 'base-only', dailyBudget: '3.00', maxPerPayment: '1.00' });
+    await post('/v1/agents/base-only/allocate', { amount: '0.01', rail: 'base' });
+    writeAgentConfig(baseOnly, {
+      agentId: 'base-only',
+      walletAddress: deployed.agent.walletAddress,
+      apiKey: deployed.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: owner.owner,
+      url: serve.url,
+    });
+    const funding = `the owner funds this agent's wallet: ${shellCommand(['allocate', 'base-only', 'AMOUNT'])}`;
+    const refused = await coffer(['pay', 'demo-quotes', '0.01', '--config', baseOnly]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/holds 0\.00 USDC available on Solana, less than 0\.01 \(insufficient_funds\)$/m);
+    const onBase = shellCommand(['pay', 'demo-quotes', '0.01', '--rail', 'base', '--config', baseOnly]);
+    expect(refused.stderr).toContain(`\nnext: ${onBase} pays it on Base, where its wallet holds 0.01 USDC free; or ${funding}\n`);
+    // Asked on Solana by name: the owner's funding alone, as before.
+    const asked = await coffer(['pay', 'demo-quotes', '0.01', '--rail', 'sol', '--config', baseOnly]);
+    expect(asked.stderr).toContain(`\nnext: ${funding}\n`);
+    const paid = await coffer(['pay', 'demo-quotes', '0.01', '--rail', 'base', '--config', baseOnly]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(paid.stdout).toMatch(/^Paid 0\.01 USDC on Base to /m);
+    // Base now short too: the owner's funding alone.
+    const spent = await coffer(['pay', 'demo-quotes', '0.01', '--config', baseOnly]);
+    expect(spent.stderr).toContain(`\nnext: ${funding}\n`);
+  });
+
+  it('link: an agent funded on Base alone is told to pay on Base, and the printed command pays', async () => {
+    const linkedFile = join(dataDir, 'linked-on-base.json');
+    const linking = spawn(process.execPath, [CLI, 'link', '--url', serve.url, '--config', linkedFile], {
+      env: { ...process.env, COFFER_NO_BROWSER: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    linking.stdout!.on('data', (chunk) => (output += chunk));
+    linking.stderr!.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => linking.once('exit', resolve));
+    for (let i = 0; i < 200 && !/link\?token=lnk_/.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const token = /link\?token=(lnk_[\w-]+)/.exec(output)?.[1];
+    expect(token, output).toBeDefined();
+    const completed = await fetch(`${serve.url}/v1/link-sessions/${token}/complete?owner=${owner.owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agentId: 'linked-on-base', fund: '0.50', fundRail: 'base' }),
+    });
+    expect(completed.status).toBe(200);
+    expect(await exited, output).toBe(0);
+    expect(output).toContain('Its wallet holds 0.00 USDC on Solana and 0.50 USDC on Base.');
+    const payLine = shellCommand(['pay', 'demo-weather', '0.01', '--rail', 'base', '--config', linkedFile]);
+    expect(output).toContain(`\n  ${payLine}\n      pay for a service from this wallet\n`);
+    const paid = await coffer(['pay', 'demo-weather', '0.01', '--rail', 'base', '--config', linkedFile]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(paid.stdout).toMatch(/^Paid 0\.01 USDC on Base to /m);
+  });
 });
 
 describe('coffer help', () => {

@@ -3,6 +3,7 @@ import { withdrawnIfInterrupted } from '../held-interrupt.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { DEFAULT_TERMS_SECONDS } from '../../wire/paywall-nonce.js';
 import { nextStep } from '../next-step.js';
+import { payOnBaseInstead } from './pay-on-base-instead.js';
 import { agentCommandLine } from '../agent-command-line.js';
 import { isEvmAddress } from '../../wire/rails.js';
 import { lateReceiptWords, payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
@@ -108,7 +109,7 @@ export async function payCommand(
     ({ approvalId }) =>
       `${payPickUpCommand(approvalId, configPath)} picks it up (soon: a Coffer paywall takes a receipt for ${DEFAULT_TERMS_SECONDS} s after it lands, by default)`,
   );
-  const body = await paid.catch((error: unknown) => {
+  const body = await paid.catch(async (error: unknown) => {
     // Refused: the server's words and code, then what this agent's terminal can do about it (the
     // agent named). Coffer not answering is the caller's to say (its own exit status).
     if (!(error instanceof CofferApiError) || error.status === 0) throw error;
@@ -119,7 +120,12 @@ export async function payCommand(
         ? undefined
         : (args.rail ?? (args.recipient !== undefined && isEvmAddress(args.recipient) ? 'base' : 'sol'));
     const next = nextStep('pay', error.code, { agentId: agent.agentId, rail, configPath });
-    if (next !== null) process.stderr.write(`next: ${next}\n`);
+    // Short on Solana by default where Base would pay: the same payment there comes first.
+    const instead =
+      error.code === 'insufficient_funds' && args.approvalId === undefined && args.rail === undefined && args.recipient === undefined
+        ? await payOnBaseInstead(api, agent.agentId, args, configPath)
+        : null;
+    if (next !== null) process.stderr.write(`next: ${instead === null ? '' : `${instead}; or `}${next}\n`);
     return null;
   });
   if (body === null) return 1;

@@ -111,33 +111,44 @@ async function ownerApproved(api: CofferClient, session: LinkSession, { out, tty
 /**
  * What the new wallet holds, in a line: read with the agent's own key, so it says what the owner's
  * approval did (funded it, or not yet), on each rail this Coffer pays on. Said plainly when Coffer
- * cannot be asked.
+ * cannot be asked. `onBaseAlone`: it holds USDC on Base and none on Solana, so the payment "Next:"
+ * suggests is asked for on Base.
  */
-async function walletWords(config: AgentConfig): Promise<string> {
+async function walletWords(config: AgentConfig): Promise<{ words: string; onBaseAlone: boolean }> {
   const unfunded = `The owner funds this wallet (coffer allocate ${config.agentId} AMOUNT, or the dashboard); until then payments are refused.`;
   try {
     const held = await keyClient(config.url, { owner: config.owner, key: config.apiKey }).balance(config.agentId);
     // An older Coffer answers neither; where the rail is open, a null balance is its node away (unknown).
     const base = held.baseNetwork ?? null;
     const onBase = base === null ? undefined : (held.balances?.base ?? null);
-    if (held.balance === '0.00' && (onBase === undefined || onBase === '0.00')) return `Its wallet is empty. ${unfunded}`;
-    return onBase === undefined
-      ? `Its wallet holds ${held.balance} USDC.`
-      : `Its wallet holds ${heldOn(held.balance, 'sol')} and ${heldOn(onBase, 'base')}.`;
+    if (held.balance === '0.00' && (onBase === undefined || onBase === '0.00'))
+      return { words: `Its wallet is empty. ${unfunded}`, onBaseAlone: false };
+    if (onBase === undefined) return { words: `Its wallet holds ${held.balance} USDC.`, onBaseAlone: false };
+    return {
+      words: `Its wallet holds ${heldOn(held.balance, 'sol')} and ${heldOn(onBase, 'base')}.`,
+      // Funded on Base alone: a payment asked for with no rail goes on Solana, and would be refused.
+      onBaseAlone: held.balance === '0.00' && onBase !== null,
+    };
   } catch {
-    return unfunded;
+    return { words: unfunded, onBaseAlone: false };
   }
 }
 
 /** Where the agent's config was saved, then what to run next from this shell, each as it runs. */
-function linkedAndNext(config: AgentConfig, configPath: string, wallet: string, out: NodeJS.WritableStream): void {
+function linkedAndNext(
+  config: AgentConfig,
+  configPath: string,
+  wallet: { words: string; onBaseAlone: boolean },
+  out: NodeJS.WritableStream,
+): void {
   out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
   out.write(`Saved to ${configPath} (readable only by you).\n\n`);
   // A config saved elsewhere than the default is named in every command, or none of them finds it.
   const configArgs = configPath === defaultConfigPath() ? [] : ['--config', configPath];
   out.write('Next:\n');
   out.write(`  ${shellCommand(['status', ...configArgs])}\n      balance, policy and recent payments\n`);
-  out.write(`  ${shellCommand(['pay', 'demo-weather', '0.01', ...configArgs])}\n      pay for a service from this wallet\n`);
+  const onRail = wallet.onBaseAlone ? ['--rail', 'base'] : [];
+  out.write(`  ${shellCommand(['pay', 'demo-weather', '0.01', ...onRail, ...configArgs])}\n      pay for a service from this wallet\n`);
   out.write('  The MCP tool server: add it to your MCP host with\n');
   // No env: the linked config file names the agent and holds its key.
   const { command, args } = cofferMcpLaunch();
@@ -147,5 +158,5 @@ function linkedAndNext(config: AgentConfig, configPath: string, wallet: string, 
       "  (This coffer runs from npx's cache, which a cache clean removes: install it for good with npm install -g, then link again.)\n",
     );
   }
-  out.write(`${wallet}\n`);
+  out.write(`${wallet.words}\n`);
 }
