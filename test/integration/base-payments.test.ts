@@ -136,4 +136,33 @@ describe('/pay on Base, one policy across both rails', () => {
     });
     expect(updated.body.policy?.allowedServices).toEqual([other, SELLER]);
   });
+
+  it("pays no one who cannot be paid: the USDC contract or mint itself, the agent's own wallet, on either rail; nothing moves or counts", async () => {
+    const agent = await deployAgent(t, 'to-no-one', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    for (const rail of ['sol', 'base']) {
+      expect((await t.api('POST', t.withOwner('/v1/agents/to-no-one/allocate'), { body: { amount: '1', rail } })).status).toBe(200);
+    }
+    const { wallets } = (await t.api('GET', t.withOwner('/v1/agents/to-no-one/balance'))).body as {
+      wallets: { sol: string; base: string };
+    };
+    const usdcOnBase = t.coffer.base!.chain.usdc;
+    const cases: [string, RegExp][] = [
+      [usdcOnBase, /is the USDC token's own contract on Base: no one could spend what is sent there/],
+      [usdcOnBase.toLowerCase(), /is the USDC token's own contract on Base/],
+      [t.coffer.chain.usdc, /is the USDC token's own mint on Solana: no one could spend what is sent there/],
+      [wallets.base, /is this agent's own wallet on Base: paying it buys nothing/],
+      [wallets.base.toLowerCase(), /is this agent's own wallet on Base/],
+      [wallets.sol, /is this agent's own wallet on Solana: paying it buys nothing/],
+    ];
+    for (const [recipient, words] of cases) {
+      const refused = await payUsdc(t, 'to-no-one', agent.apiKey, { service: 'anything', recipient, amount: '0.10' });
+      expect({ status: refused.status, code: refused.body.code }, recipient).toEqual({ status: 400, code: 'invalid_recipient' });
+      expect(refused.body.error, recipient).toMatch(words);
+    }
+    const after = (await t.api('GET', t.withOwner('/v1/agents/to-no-one/balance'))).body;
+    expect(after.balances).toEqual({ sol: '1.00', base: '1.00' });
+    expect(await onChain(wallets.base as Address)).toBe(micro('1'));
+    const history = (await t.api('GET', t.withOwner('/v1/agents/to-no-one/spend-history'))).body;
+    expect(history.payments).toEqual([]);
+  });
 });

@@ -27,6 +27,7 @@ import { paymentResult } from './payment-result.js';
 import type { Payment, SpendHistory } from '../../wire/answers/payments.js';
 import { railOfAddress, type Rail } from '../../wire/rails.js';
 import { chainOf } from '../rails.js';
+import { isOwnWallet, paysSomeone } from './paid-to.js';
 import { railName } from '../../wire/rail-words.js';
 
 function checkCurrency(currency: string | undefined): void {
@@ -142,7 +143,9 @@ async function payOrThrow(
   };
   const earlier = await earlierPayment(ctx, agent, asked);
   if (earlier !== null) return answerEarlier(ctx, earlier, agent);
-  const { hold } = await judgeAtDoor(ctx, principal, agent, asked, () => recipientRefusal(ctx, body, service, recipient, asked.rail));
+  const { hold } = await judgeAtDoor(ctx, principal, agent, asked, () =>
+    recipientRefusal(ctx, agent, body, service, recipient, asked.rail),
+  );
   const id = newId('pay');
   const payment: PaymentToMove = {
     ...asked,
@@ -173,6 +176,7 @@ async function payOrThrow(
  */
 async function recipientRefusal(
   ctx: EngineContext,
+  agent: AgentRecord,
   body: PayBody,
   service: ServiceRecord | null,
   recipient: string | undefined,
@@ -200,6 +204,8 @@ async function recipientRefusal(
       `"${body.service}" is not in the registry${didYouMean(body.service, nearServiceIds(ctx, body.service))}; send its recipient address to pay it`,
     );
   }
+  const nowhere = paysNoOne(ctx, agent, recipient, rail);
+  if (nowhere !== null) return new CofferError('invalid_recipient', `${recipient} ${nowhere}`);
   // The treasury pays the rent of a new token account only for registry services (signCofferPayment).
   const chain = chainOf(ctx, rail);
   if (service === null && !(await chain.hasUsdcAccount(recipient))) {
@@ -209,6 +215,18 @@ async function recipientRefusal(
     );
   }
   return null;
+}
+
+/**
+ * Why a payment to `recipient` would reach no one, in words; null where it would. USDC sent to the
+ * token's own contract (its mint, on Solana) is beyond anyone's reach, and on a real chain lost; one to
+ * the paying agent's own wallet buys nothing yet spends its budget (x402-pay.ts refuses both in an offer).
+ */
+function paysNoOne(ctx: EngineContext, agent: AgentRecord, recipient: string, rail: Rail): string | null {
+  if (!paysSomeone(recipient, chainOf(ctx, rail).usdc)) {
+    return `is the USDC token's own ${rail === 'base' ? 'contract' : 'mint'} on ${railName(rail)}: no one could spend what is sent there`;
+  }
+  return isOwnWallet(ctx, agent, recipient, rail) ? `is this agent's own wallet on ${railName(rail)}: paying it buys nothing` : null;
 }
 
 /** Who a registry service is paid on a rail: its Solana payTo, or its Base one (none where it is not paid there). */

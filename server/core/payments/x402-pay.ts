@@ -23,7 +23,8 @@ import { addressOn, chainOf } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
 import { settleX402 } from '../transfers/seller-sent.js';
-import { isPayableOn, paysSomeone } from './x402-payable.js';
+import { isPayableOn } from './x402-payable.js';
+import { isOwnWallet, paysSomeone } from './paid-to.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
 
 /**
@@ -362,12 +363,10 @@ function payableTerms(ctx: EngineContext, offer: X402Offer, payable: Payable, ag
 
 /** An offer paid to the paying agent's own wallet on that rail buys nothing: refused before anything is held. */
 function checkNotItself(ctx: EngineContext, payable: Payable, agent: AgentRecord): void {
-  const own = addressOn(ctx, agent.walletAddress, payable.rail);
-  const same = payable.rail === 'base' ? payable.recipient.toLowerCase() === own.toLowerCase() : payable.recipient === own;
-  if (same) {
+  if (isOwnWallet(ctx, agent, payable.recipient, payable.rail)) {
     throw new CofferError(
       'unsupported_offer',
-      `the x402 offer pays this agent's own wallet on ${railName(payable.rail)} (${own}): nothing would be bought`,
+      `the x402 offer pays this agent's own wallet on ${railName(payable.rail)} (${payable.recipient}): nothing would be bought`,
     );
   }
 }

@@ -3,7 +3,8 @@
  * listing (`registry/bazaar-listing.ts`, which calls what a purchase would pay "payable") share.
  */
 import { isSolanaAddress } from '../../wire/schemas.js';
-import { isEvmAddress, isZeroEvmAddress, type Rail } from '../../wire/rails.js';
+import { isEvmAddress, type Rail } from '../../wire/rails.js';
+import { paysSomeone } from './paid-to.js';
 
 /** Where this Coffer pays x402 on a rail: how the offer's x402 version names its network, and its USDC. */
 export interface X402RailTerms {
@@ -46,13 +47,5 @@ export function isPayableOn(rail: Rail, here: X402RailTerms, offered: OfferedTer
     paysSomeone(offered.payTo, offered.asset)
   );
 }
-
-/**
- * Whether money sent to `payTo` reaches someone: not the EVM zero address (USDC refuses it; the
- * authorization would hold its budget until it lapsed), nor the token's own contract or mint (no one
- * could spend it).
- */
-export const paysSomeone = (payTo: string, asset: string | null): boolean =>
-  !isZeroEvmAddress(payTo) && (asset === null || payTo.toLowerCase() !== asset.toLowerCase());
 
 const byEip3009 = (method: unknown) => method === undefined || method === 'eip3009';
