@@ -11,7 +11,9 @@ export async function listenOnLoopback(
   port: number,
   options: { requestTimeoutMs: number },
 ): Promise<{ server: Server; port: number }> {
-  const server = createServer(app);
+  // A request with no Host reaches the app, whose Host guard answers it in JSON (403 bad_host); Node's
+  // own refusal is a bare 400 with no body.
+  const server = createServer({ requireHostHeader: false }, app);
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';

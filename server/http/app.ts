@@ -3,7 +3,8 @@ import type { Engine } from '../core/engine.js';
 import { CofferError } from '../wire/errors.js';
 import type { Health } from '../wire/answers/session.js';
 import { errorHandler, notFound, sendError } from './errors.js';
-import { localOnly } from './guards.js';
+import { localOnly, noOptions } from './guards.js';
+import { jsonBody } from './json-body.js';
 import { principalOf } from './principal.js';
 import { DashboardSessions } from './sessions.js';
 import { dashboardRoutes, loginLinkRoute, sessionRoutes } from './dashboard.js';
@@ -42,14 +43,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(localOnly(options.port));
+  app.use(noOptions);
   app.use((_req, res, next) => {
     if (options.isShuttingDown()) return sendError(res, new CofferError('shutting_down', 'Coffer is shutting down'));
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
   if (options.railRoutes !== null) app.use(options.railRoutes);
-  // Every body is read as JSON whatever its Content-Type (curl -d sends form encoding by default).
-  app.use(express.json({ limit: '64kb', type: () => true, strict: true }));
+  app.use(jsonBody());
 
   const deps: RouteDeps = {
     engine,

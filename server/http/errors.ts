@@ -22,7 +22,8 @@ const PARSER_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
   'entity.parse.failed': { code: 'invalid_json', message: 'the request body is not valid JSON' },
   'entity.too.large': { code: 'body_too_large', message: 'the request body is larger than 64 KiB' },
   'encoding.unsupported': { code: 'invalid_request', message: 'unsupported body encoding' },
-  'charset.unsupported': { code: 'invalid_request', message: 'unsupported body charset' },
+  'charset.unsupported': { code: 'invalid_request', message: 'unsupported body charset: JSON is read as UTF-8' },
+  'body.not_utf8': { code: 'invalid_request', message: 'the request body is not UTF-8' },
   'request.aborted': { code: 'invalid_request', message: 'the request was aborted' },
 };
 
@@ -32,6 +33,9 @@ export function errorHandler(log: (message: string) => void): ErrorRequestHandle
     if (isCofferError(error)) return sendError(res, error);
     const type = (error as { type?: unknown }).type;
     const parserError = typeof type === 'string' ? PARSER_ERRORS[type] : undefined;
+    const notAnObject = type === 'entity.parse.failed' ? jsonOtherThanObject((error as { body?: unknown }).body) : null;
+    if (notAnObject !== null)
+      return sendError(res, new CofferError('invalid_json', `the request body must be a JSON object, not ${notAnObject}`));
     if (parserError) return sendError(res, new CofferError(parserError.code, parserError.message));
     // Other errors express and body-parser mark as the client's (a malformed %-escape in the path,
     // a body that is not in its declared Content-Encoding) are 400s, not 500s.
@@ -43,4 +47,22 @@ export function errorHandler(log: (message: string) => void): ErrorRequestHandle
     log(`internal error: ${(error as Error)?.message ?? String(error)}`);
     sendError(res, new CofferError('internal', 'internal error'));
   };
+}
+
+/**
+ * What a body strict JSON parsing refused is, where it is JSON all the same (a bare scalar: `null`,
+ * `42`, `"hi"`, `true`), in words; null where it is no JSON at all.
+ */
+function jsonOtherThanObject(body: unknown): string | null {
+  if (typeof body !== 'string') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (value === null) return 'null';
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'string') return 'a string';
+  return typeof value === 'boolean' ? 'true or false' : null;
 }

@@ -9,7 +9,8 @@ import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { DASHBOARD_DIR, noCacheForHtml, pageHeaders } from './dashboard.js';
 import { errorHandler, notFound, sendError } from './errors.js';
-import { localOnly } from './guards.js';
+import { localOnly, noOptions } from './guards.js';
+import { jsonBody } from './json-body.js';
 import { bearerOf } from './principal.js';
 import { noBody, parseWith } from './validate.js';
 
@@ -40,6 +41,7 @@ export function createFirstStartApp(options: {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(localOnly(options.port));
+  app.use(noOptions);
   app.use((_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     next();
@@ -50,7 +52,7 @@ export function createFirstStartApp(options: {
   v1.get('/first-start', (_req, res) => {
     res.json(firstStart.status());
   });
-  v1.post('/first-start/new', express.json({ limit: '64kb', type: () => true }), (req, res) => {
+  v1.post('/first-start/new', ...jsonBody(), (req, res) => {
     noBody(req.body);
     res.json(firstStart.startNew());
   });
@@ -59,10 +61,10 @@ export function createFirstStartApp(options: {
   v1.post('/first-start/backup-file', async (req, res) => {
     res.json(await firstStart.receiveBackupFile(req));
   });
-  v1.post('/first-start/restore-file', express.json({ limit: '64kb', type: () => true }), async (req, res) => {
+  v1.post('/first-start/restore-file', ...jsonBody(), async (req, res) => {
     res.json(await firstStart.restoreFile(parseWith(firstStartFileBodySchema, req.body)));
   });
-  v1.post('/first-start/restore-phrase', express.json({ limit: '64kb', type: () => true }), async (req, res) => {
+  v1.post('/first-start/restore-phrase', ...jsonBody(), async (req, res) => {
     res.json(await firstStart.restorePhrase(parseWith(firstStartPhraseBodySchema, req.body)));
   });
   v1.use(notFound);

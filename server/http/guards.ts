@@ -9,6 +9,9 @@ import { sendError } from './errors.js';
  */
 export function localOnly(port: () => number): RequestHandler {
   return (req, res, next) => {
+    // Node keeps the first of two Host headers: a request naming two hosts is refused, not read as one.
+    const hosts = req.rawHeaders.filter((name, at) => at % 2 === 0 && name.toLowerCase() === 'host').length;
+    if (hosts > 1) return sendError(res, new CofferError('bad_host', 'a request names one Host'));
     const refusal = loopbackRefusal(req.headers, port());
     if (refusal !== null) return sendError(res, refusal);
     next();
@@ -26,3 +29,12 @@ export function loopbackRefusal(headers: { host?: string | undefined; origin?: s
   }
   return null;
 }
+
+/**
+ * OPTIONS is no method of Coffer's (it takes no cross-origin requests, so answers no preflight): it is
+ * `404 not_found` as JSON like any other, not the router's own `Allow:` answer in plain text.
+ */
+export const noOptions: RequestHandler = (req, res, next) => {
+  if (req.method !== 'OPTIONS') return next();
+  sendError(res, new CofferError('not_found', `no such endpoint: ${req.method} ${req.path}`));
+};

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deployAgent, fundedAgent, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
@@ -93,6 +94,38 @@ function randomBytesFrom(seed: number, length: number): Buffer {
   return Buffer.from([0xff, ...new Rng(seed).bytes(length - 1)]);
 }
 
+/**
+ * Bytes written to the server as they are (no client fills in a Host or a body), and what it answers
+ * until it closes the connection or ends one JSON answer; the body, where `hold`, never sent.
+ */
+function overSocket(port: number, head: string): Promise<RawResponse & { closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
+    let text = '';
+    const done = (closed: boolean) => {
+      const [head_ = '', body = ''] = text.split('\r\n\r\n');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head_)?.[1] ?? 0);
+      const contentType = /\r\ncontent-type: ([^\r]*)/i.exec(head_)?.[1] ?? '';
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      socket.destroy();
+      resolve({ status, text: body, contentType, json: json as ApiResponse['body'], closed });
+    };
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? -1);
+      const body = text.split('\r\n\r\n')[1];
+      if (length >= 0 && body !== undefined && Buffer.byteLength(body) >= length) done(false);
+    });
+    socket.on('end', () => done(true));
+    socket.on('error', reject);
+  });
+}
+
 describe('HTTP errors and guards', () => {
   const t = useCoffer();
   beforeAll(async () => {
@@ -135,6 +168,11 @@ describe('HTTP errors and guards', () => {
       ['POST', '/v1/health'],
       ['POST', '/v1/models'],
       ['DELETE', '/v1/services/search'],
+      // Not the router's automatic `Allow:` answer in plain text, on a path that exists or not.
+      ['OPTIONS', '/v1/agents/bystander/pay'],
+      ['OPTIONS', '/v1/health'],
+      ['OPTIONS', '/v1/agents/deploy'],
+      ['OPTIONS', '/v1/nope'],
     ])('%s %s is 404 not_found, as JSON', async (method, path) => {
       const before = await snapshot();
       const response = await raw(t, method, path.startsWith('/v1/') && path !== '/v1/' ? t.withOwner(path) : path);
@@ -272,6 +310,55 @@ describe('HTTP errors and guards', () => {
       expect(await snapshot()).toEqual(before);
     });
 
+    it.each([
+      ['null', 'null', 'null'],
+      ['a number', '42', 'a number'],
+      ['a string', '"hello"', 'a string'],
+      ['true', 'true', 'true or false'],
+    ])('a JSON body that is %s is told it must be an object, not that it is no JSON', async (_label, body, kind) => {
+      const response = await raw(t, 'POST', t.withOwner('/v1/agents/bystander/pay'), {
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      expectRawError(response, 400, 'invalid_json');
+      expect(response.json.error).toBe(`the request body must be a JSON object, not ${kind}`);
+    });
+
+    it('a body that is not UTF-8, or said to be in another charset, is 400 invalid_request and pays nothing', async () => {
+      const { apiKey } = await fundedAgent(t, 'utf8-payer', '1', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+      const before = await snapshot();
+      const recipient = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+      const latin1 = Buffer.concat([
+        Buffer.from('{"service":"caf'),
+        Buffer.from([0xe9]),
+        Buffer.from(`","recipient":"${recipient}","amount":"0.01"}`),
+      ]);
+      const path = `/v1/agents/utf8-payer/pay?owner=${t.owner}`;
+      const notUtf8 = await raw(t, 'POST', path, { body: latin1, key: apiKey, headers: { 'content-type': 'application/json' } });
+      expectRawError(notUtf8, 400, 'invalid_request');
+      expect(notUtf8.json.error).toBe('the request body is not UTF-8');
+      const utf16 = await raw(t, 'POST', path, {
+        body: JSON.stringify({ service: 'x', recipient, amount: '0.01' }),
+        key: apiKey,
+        headers: { 'content-type': 'application/json; charset=utf-16' },
+      });
+      expectRawError(utf16, 400, 'invalid_request');
+      expect(utf16.json.error).toBe('unsupported body charset: JSON is read as UTF-8');
+      expect(await snapshot()).toEqual(before);
+      expect((await t.api('GET', `/v1/agents/utf8-payer/spend-history?owner=${t.owner}`, { key: apiKey })).body.payments).toEqual([]);
+    });
+
+    it('a declared body over 64 KiB is 413 at once, its bytes never waited for, and the connection closed', async () => {
+      for (const length of ['100000', '99999999999']) {
+        const answer = await overSocket(
+          t.server.port,
+          `POST ${t.withOwner('/v1/agents/deploy')} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nAuthorization: Bearer ${t.ownerKey}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"agentId":`,
+        );
+        expectRawError(answer, 413, 'body_too_large');
+      }
+    });
+
     it('a body over 64 KiB is 413 body_too_large, and nothing is created', async () => {
       const body = JSON.stringify({ agentId: 'too-big', dailyBudget: '1', maxPerPayment: '1', displayName: 'x'.repeat(70 * 1024) });
       expect(Buffer.byteLength(body)).toBeGreaterThan(64 * 1024);
@@ -343,6 +430,17 @@ describe('HTTP errors and guards', () => {
       expectRawError(await raw(t, 'POST', t.withOwner('/v1/kill-all'), { host }), 403, 'bad_host');
       expectRawError(await raw(t, 'GET', '/v1/no-such-route', { host }), 403, 'bad_host');
       expect(await snapshot()).toEqual(before);
+    });
+
+    it('no Host header, or two, is 403 bad_host as JSON, not a bare 400 from Node', async () => {
+      const port = t.server.port;
+      const none = await overSocket(port, 'GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n');
+      expectRawError(none, 403, 'bad_host');
+      const two = await overSocket(
+        port,
+        `GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`,
+      );
+      expectRawError(two, 403, 'bad_host');
     });
 
     it.each([['127.0.0.1'], ['localhost'], ['[::1]']])('%s:PORT is accepted', async (name) => {

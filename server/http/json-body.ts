@@ -1,0 +1,42 @@
+import { isUtf8 } from 'node:buffer';
+import express, { type RequestHandler } from 'express';
+import { CofferError } from '../wire/errors.js';
+import { sendError } from './errors.js';
+
+/** The most a JSON body may hold (API.md: `413 body_too_large` past it). */
+export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
+
+/** A body-parser failure of Coffer's own reading, by the `type` errors.ts maps to a code. */
+const refusal = (type: string) => Object.assign(new Error(type), { type });
+
+/**
+ * A body declared larger than the limit is refused before a byte of it is read, and the connection
+ * closed with the answer: body-parser would first read off all that was declared, so a client that
+ * declares much and sends nothing held the request until the server's request timeout.
+ */
+const declaredTooLarge: RequestHandler = (req, res, next) => {
+  if (Number(req.headers['content-length']) <= JSON_BODY_LIMIT_BYTES || req.headers['content-length'] === undefined) return next();
+  res.setHeader('Connection', 'close');
+  sendError(res, new CofferError('body_too_large', 'the request body is larger than 64 KiB'));
+};
+
+/**
+ * Every body read as JSON whatever its Content-Type (curl -d sends form encoding by default), and as
+ * UTF-8 only (RFC 8259): bytes that are not UTF-8 were read with replacement characters, so a service
+ * id or memo was paid and kept as text the agent never sent; a charset said to be another is refused,
+ * not decoded by it.
+ */
+export function jsonBody(): RequestHandler[] {
+  return [
+    declaredTooLarge,
+    express.json({
+      limit: JSON_BODY_LIMIT_BYTES,
+      type: () => true,
+      strict: true,
+      verify: (_req, _res, bytes, encoding) => {
+        if (!/^utf-?8$/i.test(encoding)) throw refusal('charset.unsupported');
+        if (!isUtf8(bytes)) throw refusal('body.not_utf8');
+      },
+    }),
+  ];
+}
