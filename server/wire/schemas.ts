@@ -72,6 +72,9 @@ export const isTransactionSignature = (text: string): boolean =>
 
 export const addressSchema = z.string().refine(isSolanaAddress, 'is not a Solana address (base58, 32 bytes)');
 
+/** USDC refuses a transfer to the EVM zero address: a recipient, or an allowed service, that is it pays no one. */
+const ZERO_ADDRESS_WORDS = 'is the EVM zero address, which USDC refuses to pay';
+
 /**
  * Who is paid: a Solana address (paid on Solana) or an EVM address (paid in USDC on Base), the
  * latter kept in its EIP-55 spelling so one account is one string in the ledger and its budgets.
@@ -82,8 +85,7 @@ export const recipientSchema = z
     (text) => isSolanaAddress(text) || isEvmAddress(text),
     'is not a Solana address (base58, 32 bytes) or an EVM address (0x and 40 hex digits, in one case or its checksum spelling)',
   )
-  // USDC refuses a transfer to it (the chain's revert would be the first to say so).
-  .refine((text) => !isZeroEvmAddress(text), 'is the EVM zero address, which USDC refuses to pay')
+  .refine((text) => !isZeroEvmAddress(text), ZERO_ADDRESS_WORDS)
   .transform((text) => (isEvmAddress(text) ? checksummedEvmAddress(text) : text));
 
 export const currencySchema = z.string().optional();
@@ -116,7 +118,11 @@ const cooldownSchema = z
 
 /** Registry ids and recipients' addresses; an EVM address kept in its EIP-55 spelling, as a payment names it. */
 const allowedServicesSchema = z
-  .array(serviceIdSchema.transform((entry) => (isEvmAddress(entry) ? checksummedEvmAddress(entry) : entry)))
+  .array(
+    serviceIdSchema
+      .refine((entry) => !isZeroEvmAddress(entry), ZERO_ADDRESS_WORDS)
+      .transform((entry) => (isEvmAddress(entry) ? checksummedEvmAddress(entry) : entry)),
+  )
   .max(500, 'holds at most 500 services');
 
 /**

@@ -56,6 +56,11 @@ describe('describeIssues', () => {
     expect(describeIssues(policyUpdateSchema.safeParse({ allowedServices: ['ok', ''] }).error!).message).toBe(
       'Allowed services, item 2 is required',
     );
+    // As a budget's recipient is: a payment to it is refused, so allowing it allows nothing.
+    const zero = `0x${'0'.repeat(40)}`;
+    expect(describeIssues(policyUpdateSchema.safeParse({ allowedServices: ['ok', zero] }).error!).message).toBe(
+      'Allowed services, item 2 is the EVM zero address, which USDC refuses to pay',
+    );
   });
 
   it('lists unknown fields by name with invalid_request', () => {
