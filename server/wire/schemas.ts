@@ -8,6 +8,7 @@ import bs58 from 'bs58';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 import { BUDGET_WINDOWS } from './policy/windows.js';
 import { didYouMean } from './did-you-mean.js';
+import { issueWords } from './issue-words.js';
 import { RAILS, checksummedEvmAddress, isEvmAddress, isZeroEvmAddress } from './rails.js';
 import { LIST_LIMITS } from './limits.js';
 
@@ -683,7 +684,9 @@ export function describeIssues(error: z.ZodError): { code: string; message: stri
   const field = issue.path[0];
   // An unknown field of the request is its own fault; one inside a field (a budget's, a breaker's) is that field's.
   const code = (typeof field === 'string' && FIELD_CODES[field]) || 'invalid_request';
-  if (field === undefined) return { code, message: issue.message };
+  const words = issueWords(issue);
+  // The body as a whole: zod's words for it say "the request body"; a rule of the whole keeps its own.
+  if (field === undefined) return { code, message: words === issue.message ? words : `The request body ${words}` };
   const label = (typeof field === 'string' && FIELD_LABELS[field]) || String(field);
   const rest = issue.path.slice(1);
   // "Allowed services, item 3 must …": an array's entries are counted from 1, as a person counts.
@@ -692,5 +695,5 @@ export function describeIssues(error: z.ZodError): { code: string; message: stri
       ? label
       : `${label}, ${rest.map((part) => (typeof part === 'number' ? `item ${part + 1}` : String(part))).join(', ')}`;
   // Coffer's own rules read on from the name; zod's generic words (and an unknown field) follow a colon.
-  return { code, message: /^(must|is|holds) /.test(issue.message) ? `${where} ${issue.message}` : `${where}: ${issue.message}` };
+  return { code, message: /^(must|is|holds) /.test(words) ? `${where} ${words}` : `${where}: ${words}` };
 }

@@ -35,6 +35,26 @@ describe('describeIssues', () => {
     expect(describeIssues(new z.ZodError([])).code).toBe('invalid_request');
   });
 
+  it("says zod's own words (a missing field, a wrong type, an option, a size) as Coffer says its own", () => {
+    const said = (schema: z.ZodType, value: unknown) => describeIssues(schema.safeParse(value).error!).message;
+    expect(said(payBodySchema, { amount: '0.01' })).toBe('Service is required');
+    expect(said(payBodySchema, { ...validPay, service: 12 })).toBe('Service must be text');
+    expect(said(payBodySchema, { ...validPay, nonce: '' })).toBe('Nonce must not be empty');
+    expect(said(payBodySchema, [])).toBe('The request body must be a JSON object');
+    expect(said(wire.approvalsQuerySchema, { status: 'maybe' })).toBe(
+      'Status must be one of "pending", "approved", "denied", "expired", "failed", "withdrawn"',
+    );
+    expect(said(z.strictObject({ ids: z.array(z.string()).min(1).max(2) }), { ids: ['a', 'b', 'c'] })).toBe(
+      'ids must hold at most 2 items',
+    );
+    expect(said(z.strictObject({ wait: z.number().max(30) }), { wait: 31 })).toBe('wait must be at most 30');
+    expect(said(z.strictObject({ askNewRecipient: z.boolean() }), { askNewRecipient: 'yes' })).toBe(
+      'Ask for a new recipient must be true or false',
+    );
+    // A rule's own words are kept as written.
+    expect(said(payBodySchema, { ...validPay, nonce: 'é' })).toBe('Nonce must be printable ASCII');
+  });
+
   it('names the field in words, as the forms label it', () => {
     const result = deployBodySchema.safeParse({ ...validDeploy, agentId: 'Bad Id' });
     expect(result.success).toBe(false);
