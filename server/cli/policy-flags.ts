@@ -208,7 +208,8 @@ function checkedBySchema(update: PolicyUpdate, flags: PolicyFlags): PolicyUpdate
   // The part that is wrong: a breaker's "percent", a share of --warn-at, a service of --allow; the value itself said bare.
   const part =
     rest.filter((key) => !/^\d+$/.test(key)).at(-1) ?? (rest.length > 0 ? (flag === '--allow' ? 'each service' : 'each share') : null);
-  const message = issue!.message.replace('or null for never', 'or none');
+  // The word --expires's help names (none and off are taken too).
+  const message = issue!.message.replace('or null for never', 'or never');
   throw new PolicyFlagError(
     `${flag} ${(Array.isArray(typed) ? typed : [typed ?? '']).map((value) => (value === '' ? '""' : value)).join(' ')}: ${part === null ? '' : `${part} `}${message}`,
   );

@@ -82,6 +82,10 @@ describe("the owner's CLI", () => {
     expect(replaced.stdout).toMatch(/^Issued researcher2 a new API key; every older one stopped working\.$/m);
     const newKey = /^Its API key, shown this once: (cof_agt_\w+)$/m.exec(replaced.stdout)![1]!;
     expect(replaced.stdout).toMatch(/"researcher2": \{\s*"command"/);
+    // Typed as printed, it asks this Coffer (its --data-dir named), not ~/.coffer's.
+    expect(replaced.stdout).toContain(
+      `needs the new key: ${shellCommand(['key', 'researcher2', '--config', 'FILE', '--data-dir', dataDir])} writes it there`,
+    );
     expect((await balanceWith(oldKey)).status).toBe(401);
     expect((await balanceWith(newKey)).status).toBe(200);
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { seedOfPhrase, walletKeyAt } from '../../server/keys/recovery-phrase.js';
 import { deployAgent, manualClock, signIn, tempDataDir } from '../helpers/coffer.js';
 import { CLI, runCoffer, spawnServe } from '../helpers/serve-process.js';
+import { shellCommand } from '../../server/boot/cli-invocation.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 
 /**
@@ -158,8 +159,12 @@ describe('coffer backup phrase', () => {
       // Where the backups stand, as the dashboard's Back up page says it.
       const before = await runCoffer(['backup', '--data-dir', dataDir]);
       expect(before.stdout).toMatch(
-        /^NOT BACKED UP: if this computer is lost, so is every wallet's money\.\n {2}recovery phrase +not written down yet: coffer backup phrase$/m,
+        /^NOT BACKED UP: if this computer is lost, so is every wallet's money\.\n {2}recovery phrase +not written down yet: /m,
       );
+      // Each next command typed as printed asks this Coffer: its --data-dir named.
+      expect(before.stdout).toContain(`not written down yet: ${shellCommand(['backup', 'phrase', '--data-dir', dataDir])}\n`);
+      expect(before.stdout).toContain(`none written here: ${shellCommand(['backup', '--out', 'FILE', '--data-dir', dataDir])}\n`);
+      expect(before.stdout).toContain(`off: ${shellCommand(['backup', 'schedule', '--folder', 'DIR', '--data-dir', dataDir])}\n`);
       // The three words come in one piece (pasted, or piped at once): each is read, none lost.
       let sent = false;
       const right = await backupPhrase(dataDir, (shown, _position, said) => {

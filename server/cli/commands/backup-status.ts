@@ -9,31 +9,36 @@ import { ownerClient } from '../owner-connection.js';
 import { localTime } from '../local-time.js';
 import { aligned } from '../columns.js';
 import { printJson } from './print-json.js';
+import { ownerCommandLine } from '../owner-command-line.js';
 
 type Out = NodeJS.WritableStream;
 
 export async function backupStatusCommand(args: { dataDir?: string; json?: boolean }, out: Out = process.stdout): Promise<number> {
   const status = await ownerClient(args.dataDir).api.backupStatus();
   if (args.json) return printJson(status, out);
-  out.write(backupStatusText(status));
+  out.write(backupStatusText(status, args.dataDir));
   return 0;
 }
 
-/** The status in lines: a heading that says whether the treasury is backed up, then a line for each way. */
-export function backupStatusText(status: BackupStatus): string {
+/**
+ * The status in lines: a heading that says whether the treasury is backed up, then a line for each
+ * way, its next command typed as this shell runs it, with the `--data-dir` it was asked with.
+ */
+export function backupStatusText(status: BackupStatus, dataDir?: string): string {
   const { lastFile, schedule } = status;
+  const command = (words: string[]) => ownerCommandLine(['backup', ...words], dataDir);
   const rows: string[][] = [
-    ['recovery phrase', phraseWords(status)],
+    ['recovery phrase', phraseWords(status, command(['phrase']))],
     [
       'last file',
       lastFile === null
-        ? 'none written here: coffer backup --out FILE'
+        ? `none written here: ${command(['--out', 'FILE'])}`
         : `${localTime(lastFile.at)}, ${formatByteSize(lastFile.bytes)}, ${lastFile.wallets} wallet keys`,
     ],
     [
       'schedule',
       schedule === null
-        ? 'off: coffer backup schedule --folder DIR'
+        ? `off: ${command(['schedule', '--folder', 'DIR'])}`
         : `every ${schedule.everyHours} h into ${schedule.folder}, the newest ${schedule.keep} kept; last ${localTime(schedule.lastAt)}, next ${localTime(schedule.nextAt)}`,
     ],
   ];
@@ -63,8 +68,8 @@ function heading(status: BackupStatus): string {
 }
 
 /** The recovery phrase's state, and what to do where it is not written down. */
-function phraseWords(status: BackupStatus): string {
+function phraseWords(status: BackupStatus, writeItDown: string): string {
   if (status.recoveryPhrase === 'confirmed') return `written down (checked ${localTime(status.confirmedAt ?? '')})`;
   if (status.recoveryPhrase === 'none') return 'none (a treasury made before recovery phrases): back it up with a file';
-  return 'not written down yet: coffer backup phrase';
+  return `not written down yet: ${writeItDown}`;
 }

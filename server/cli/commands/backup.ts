@@ -124,9 +124,11 @@ async function askNewPassphrase(io: SecretIo): Promise<string | null> {
     }
     const checked = backupPassphraseSchema.safeParse(typed);
     if (!checked.success) {
-      io.out.write(`The passphrase ${checked.error.issues[0]?.message ?? 'is not usable'}.\n`);
-      if (interactive) continue;
-      return null;
+      const why = `the passphrase ${checked.error.issues[0]?.message ?? 'is not usable'}`;
+      // From a pipe there is no asking again: refused as the server would refuse it, with its code.
+      if (!interactive) throw new CofferError('invalid_request', `${why}: no backup written`);
+      io.out.write(`${why[0]!.toUpperCase()}${why.slice(1)}.\n`);
+      continue;
     }
     if (!interactive) return typed;
     if ((await readSecret('The same passphrase again: ', io)) === typed) return typed;

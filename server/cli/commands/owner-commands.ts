@@ -282,7 +282,7 @@ export async function replaceKey(
       `Its MCP server, for an MCP host's "mcpServers":`,
       JSON.stringify({ [body.agentId]: body.mcpConfig }, null, 2),
       // A terminal linked as this agent keeps the old key in its config file.
-      `A terminal linked as ${body.agentId} needs the new key: coffer key ${body.agentId} --config FILE writes it there (FILE: its config).`,
+      `A terminal linked as ${body.agentId} needs the new key: ${ownerCommandLine(['key', body.agentId, '--config', 'FILE'], args.dataDir)} writes it there (FILE: its config).`,
     );
   } else {
     lines.push(keptInWords(body.agentId, args.config));

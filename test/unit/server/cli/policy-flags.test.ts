@@ -78,7 +78,7 @@ describe("coffer policy's flags", () => {
     expect(said({ breaker: ['150%/10m'] })).toBe('--breaker 150%/10m: percent must be at most 100');
     expect(said({ 'warn-at': '80,150' })).toBe('--warn-at 80,150: each share must be at most 100');
     expect(said({ expires: '2026-13-45' })).toBe(
-      '--expires 2026-13-45: must be a day ("2026-12-31") or a time with its offset ("2026-12-31T18:00:00Z"), or none',
+      '--expires 2026-13-45: must be a day ("2026-12-31") or a time with its offset ("2026-12-31T18:00:00Z"), or never',
     );
     expect(said({ breaker: ['3/2000m'] })).toBe('--breaker 3/2000m: minutes must be at most 1,440 (a day)');
   });

@@ -51,6 +51,7 @@ describe('describeIssues', () => {
     expect(said(z.strictObject({ askNewRecipient: z.boolean() }), { askNewRecipient: 'yes' })).toBe(
       'Ask for a new recipient must be true or false',
     );
+    expect(said(wire.backupScheduleBodySchema, { folder: 3, passphrase: 'x'.repeat(12) })).toBe('Folder must be text');
     // A rule's own words are kept as written.
     expect(said(payBodySchema, { ...validPay, nonce: 'é' })).toBe('Nonce must be printable ASCII');
   });
