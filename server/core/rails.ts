@@ -30,7 +30,12 @@ export async function fileBaseWallets(ctx: EngineContext, treasury: string, wall
 export function chainOf(ctx: Pick<EngineContext, 'chain' | 'base'>, rail: Rail): Chain {
   if (rail === 'sol') return ctx.chain;
   const base = ctx.base ?? null;
-  if (base === null) throw new CofferError('rail_unavailable', 'the Base rail is not open on this data dir');
+  if (base === null) {
+    throw new CofferError(
+      'rail_unavailable',
+      'the Base rail is not open on this data dir: start Coffer without COFFER_BASE_RPC=off (beside a Solana RPC of your own, with COFFER_BASE_RPC naming a JSON-RPC of its Base chain)',
+    );
+  }
   return base;
 }
 

@@ -361,6 +361,10 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     t = await startCoffer({ dataDir, keepDataDir: true, network: cluster.url, usdcMint: cluster.mint.address, baseRpc: 'off' });
     const off = await t.api('POST', t.withOwner('/v1/agents/sepolia/allocate'), { body: { amount: '1', rail: 'base' } });
     expect({ status: off.status, code: off.body.code }).toEqual({ status: 503, code: 'rail_unavailable' });
+    // The refusal says how the rail is opened, not only that it is shut.
+    expect(off.body.error).toBe(
+      'the Base rail is not open on this data dir: start Coffer without COFFER_BASE_RPC=off (beside a Solana RPC of your own, with COFFER_BASE_RPC naming a JSON-RPC of its Base chain)',
+    );
     expect((await t.api('GET', t.withOwner('/v1/agents/sepolia/balance'))).body.balances.base).toBeNull();
   }, 60_000);
 
