@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatUsdc, tryParseUsdc } from '../wire/money.js';
 import { ADDRESS_PATTERN } from '../wire/schemas.js';
-import { isEvmAddress } from '../wire/rails.js';
+import { isEvmAddress, isZeroEvmAddress } from '../wire/rails.js';
 
 /**
  * The body of a 402: Coffer's own fields (what the spec asks of a paid API: amount, currency,
@@ -60,7 +60,7 @@ const cofferForm = z.object({
   network: z.string().optional(),
   service: z.string().min(1).max(200).optional(),
   base: z
-    .object({ recipient: z.string().refine(isEvmAddress), chainId: z.number().int().positive() })
+    .object({ recipient: z.string().refine((text) => isEvmAddress(text) && !isZeroEvmAddress(text)), chainId: z.number().int().positive() })
     .optional()
     // An offer on Base Coffer cannot read is no offer on Base: the terms on Solana stand.
     .catch(undefined),

@@ -142,7 +142,7 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     try {
       await expect(payingFetch(`${solanaOnly.url}/weather?city=Porto`, {}, { agent, rail: 'base' })).rejects.toMatchObject({
         code: 'unsupported_offer',
-        message: expect.stringMatching(/cannot be paid on Base: it asks to be paid on Solana only; not paid/),
+        message: expect.stringMatching(/cannot be paid on Base: it offers no Base payment Coffer can read \(none, or .*\); not paid/),
       });
     } finally {
       await close(solanaOnly.server);

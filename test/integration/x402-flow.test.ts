@@ -1,6 +1,7 @@
 import express from 'express';
 import { close, listen } from '../helpers/http-server.js';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { openConnection } from '../../server/store/sqlite-driver.js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -599,6 +600,74 @@ describe('the 402 flow against the demo paid API', () => {
         expect(await history('unnamed')).toHaveLength(0);
       } finally {
         await seller.close();
+      }
+    });
+
+    it('a Base recipient no payment can go to is no offer on Base: Solana is paid, and asked on Base it is refused in words', async () => {
+      const agent = await fundedAgent(t, 'zero-base', '5.00');
+      const chainId = t.coffer.base!.chain.chainId!;
+      const seller = await sellerWith(({ service: _service, ...rest }) => ({
+        ...rest,
+        base: { recipient: `0x${'0'.repeat(40)}`, chainId },
+      }));
+      try {
+        const onBase = await payingFetch(seller.url, {}, { agent: agentOf(agent, 'zero-base'), rail: 'base' }).catch((e) => e);
+        expect(onBase).toMatchObject({ code: 'unsupported_offer' });
+        expect(onBase.message).toMatch(/cannot be paid on Base: it offers no Base payment Coffer can read/);
+        expect(await history('zero-base')).toHaveLength(0);
+        const { response, payment } = await payingFetch(seller.url, {}, { agent: agentOf(agent, 'zero-base') });
+        expect({ status: response.status, rail: payment?.rail }).toEqual({ status: 200, rail: 'sol' });
+      } finally {
+        await seller.close();
+      }
+    });
+
+    it('a call no HTTP request can make is invalid_request before anything is called, its password never repeated', async () => {
+      const agent = await fundedAgent(t, 'bad-calls', '1.00');
+      let called = 0;
+      const counting: typeof fetch = async (input, init) => {
+        called++;
+        return fetch(input, init);
+      };
+      const refused = async (url: string, init: RequestInit = {}) =>
+        (await payingFetch(url, init, { agent: agentOf(agent, 'bad-calls'), fetch: counting }).catch((e) => e)) as PaymentError;
+      for (const url of ['file:///etc/passwd', 'data:text/plain,hi', 'javascript:alert(1)', 'ftp://127.0.0.1/x', 'not a url']) {
+        const error = await refused(url);
+        expect({ code: error.code, url }).toEqual({ code: 'invalid_request', url });
+        expect(error.message).toMatch(/ is not an http or https URL: nothing was called or paid$/);
+      }
+      const credentials = await refused(`http://someone:hunter2@127.0.0.1:${new URL(api.url).port}/weather`);
+      expect(credentials.code).toBe('invalid_request');
+      expect(credentials.message).toBe(
+        'the URL carries a user name or password, which no request sends in its URL: send credentials in a header (nothing was called or paid)',
+      );
+      const header = await refused(`${api.url}/weather`, { headers: { 'X-A': 'v\r\nX-Injected: 1' } });
+      expect(header.code).toBe('invalid_request');
+      expect(header.message).toBe(
+        'the header "X-A" is one no HTTP request can carry (a name that is not one word, or a line break or control character in its value): nothing was called or paid',
+      );
+      const name = await refused(`${api.url}/weather`, { headers: { 'Bad Name': 'v' } });
+      expect(name.code).toBe('invalid_request');
+      expect(called).toBe(0);
+      expect(await history('bad-calls')).toHaveLength(0);
+    });
+
+    it('a URL that takes the call and never answers is given up after answerWaitMs: url_unreachable, nothing paid', async () => {
+      const agent = await fundedAgent(t, 'unanswered', '1.00');
+      const silent = createServer(() => undefined);
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { port } = silent.address() as AddressInfo;
+      try {
+        const error = await payingFetch(
+          `http://127.0.0.1:${port}/hang`,
+          {},
+          { agent: agentOf(agent, 'unanswered'), answerWaitMs: 300 },
+        ).catch((e) => e);
+        expect(error).toMatchObject({ code: 'url_unreachable' });
+        expect(error.message).toBe(`127.0.0.1:${port} could not be reached (no answer within 0.3 s); nothing was paid`);
+      } finally {
+        silent.closeAllConnections();
+        await new Promise((resolve) => silent.close(resolve));
       }
     });
 

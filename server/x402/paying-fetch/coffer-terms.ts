@@ -70,7 +70,9 @@ export function onBase(instructions: PaymentInstructions, baseChainId: number | 
   const { base } = instructions;
   const refused = (why: string) =>
     new PaymentError('unsupported_offer', `${url} cannot be paid on Base: ${why}; not paid`, { instructions });
-  if (base === null) throw refused('it asks to be paid on Solana only');
+  // None offered, or one whose recipient no payment can go to (payment-required.ts drops it).
+  if (base === null)
+    throw refused('it offers no Base payment Coffer can read (none, or its base.recipient no EVM address that can be paid)');
   if (baseChainId === null) throw refused("this Coffer's Base rail is off");
   if (base.chainId !== baseChainId)
     throw refused(`it asks for Base on chain ${base.chainId}; this Coffer pays Base on chain ${baseChainId}`);

@@ -20,6 +20,12 @@ export interface PayingFetchOptions {
   /** How often a transport failure is retried (same payment, same receipt). Default 2. */
   retries?: number;
   /**
+   * How long the first call waits for the URL to answer (its status and headers) before it is given
+   * up as `url_unreachable`, nothing paid: a host that takes the call and never answers would hold it
+   * for good. Default 30 s.
+   */
+  answerWaitMs?: number;
+  /**
    * Told once when the agent's policy holds the payment for the owner's yes (the request then waits,
    * with long polls, until the owner decides; denied or expired, nothing is paid: payment_refused).
    */

@@ -3,6 +3,7 @@
  * coffer-402.ts; an x402 offer, x402-offer.ts).
  */
 import { readOffer } from '../payment-required.js';
+import { checkCallable } from './callable.js';
 import { guarded } from './caller-callbacks.js';
 import { payCoffers402 } from './coffer-402.js';
 import { hostOf, whyUnreachable } from './fetch-retries.js';
@@ -28,6 +29,9 @@ import { payX402Offer } from './x402-offer.js';
  * call fails with `paid_call_failed` and the receipt, and is never paid again.
  * The request body must be re-sendable (a string, bytes or URLSearchParams).
  */
+/** How long the first call waits for an answer by default (answerWaitMs). */
+const DEFAULT_ANSWER_WAIT_MS = 30_000;
+
 export async function payingFetch(url: string, init: RequestInit, given: PayingFetchOptions): Promise<PaidResponse> {
   const options: PayingFetchOptions = {
     ...given,
@@ -35,9 +39,15 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
     ...(given.onChainWait === undefined ? {} : { onChainWait: guarded(given.onChainWait) }),
   };
   const doFetch = options.fetch ?? fetch;
+  checkCallable(url, init);
   let first: Response;
+  // The answer's status and headers are waited for so long; its body, as long as the caller reads it.
+  const waitMs = options.answerWaitMs ?? DEFAULT_ANSWER_WAIT_MS;
+  const unanswered = new AbortController();
+  const timer = setTimeout(() => unanswered.abort(new Error(`no answer within ${waitMs / 1000} s`)), waitMs);
   try {
-    first = await doFetch(url, init);
+    const signal = init.signal == null ? unanswered.signal : AbortSignal.any([init.signal, unanswered.signal]);
+    first = await doFetch(url, { ...init, signal });
   } catch (error) {
     // Picking a request up, the owner's yes may have paid already (Coffer's 402 is paid at the yes):
     // the request stands, for the next try to pick up again.
@@ -46,6 +56,8 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
         ? 'nothing was paid'
         : `nothing was paid by this call; request ${options.approvalId} stands (a yes to a Coffer 402 paid it at once): try again with it, not without`;
     throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); ${paid}`);
+  } finally {
+    clearTimeout(timer);
   }
   if (first.status !== 402) return unpaid(first);
 

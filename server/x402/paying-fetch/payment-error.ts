@@ -17,8 +17,10 @@ export type PaymentErrorCode =
   /** Coffer could not confirm the payment: it may be recorded and on its way, or not made at all; check before paying again. */
   | 'payment_pending'
   | 'coffer_unreachable'
-  /** The URL did not answer the first request (no host, refused, timed out): nothing was paid. */
+  /** The URL did not answer the first request (no host, refused, no answer within answerWaitMs): nothing was paid. */
   | 'url_unreachable'
+  /** No HTTP request can be made as asked (not an http(s) URL, credentials in it, a header no request carries): nothing was called. */
+  | 'invalid_request'
   /** Paid, but the paid request did not succeed: `details.payment` holds the receipt. */
   | 'paid_call_failed';
 
