@@ -1,4 +1,5 @@
-// The MCP tools' inputs: the core request schemas (server/wire/schemas.ts) with a description each, never re-declared.
+// The MCP tools' inputs: the core request schemas (server/wire/schemas.ts) with a description each, never re-declared;
+// an unknown field refused in /v1's words (a misspelled one was dropped, and the call went on without it).
 import { z } from 'zod';
 import {
   agentIdSchema,
@@ -13,6 +14,7 @@ import {
   policyUpdateSchema,
   renameBodySchema,
   searchQuerySchema,
+  strictFields,
 } from '../wire/schemas.js';
 
 /**
@@ -39,11 +41,11 @@ const budgetInput = budgetWith(amountInput('the most paid within the window'));
 const agentIdInput = (what: string) => agentIdSchema.describe(what);
 const thisAgentByDefault = agentIdInput('the agent (this one when left out)').optional();
 
-export const findServiceInput = z.object({
+export const findServiceInput = strictFields({
   query: searchQuerySchema.shape.q.unwrap().describe('what the service should do, in a few words'),
 });
 
-export const setPolicyInput = z.object({
+export const setPolicyInput = strictFields({
   dailyBudget: amountInput('the most this agent may spend over a rolling 24 h').optional(),
   maxPerPayment: amountInput('the most one payment may be').optional(),
   cooldownSeconds: policyUpdateSchema.shape.cooldownSeconds.describe('seconds to wait between two payments (0 for none)'),
@@ -72,11 +74,11 @@ export const setPolicyInput = z.object({
 });
 
 /** A number here, where the HTTP query takes it as text (spendHistoryQuerySchema): the same 1 to 500. */
-export const spendHistoryInput = z.object({
+export const spendHistoryInput = strictFields({
   limit: z.number().int().min(1).max(500).optional().describe('how many payments, newest first (default 20, at most 500)'),
 });
 
-export const allocateInput = z.object({
+export const allocateInput = strictFields({
   amount: amountInput('how much to move from the treasury'),
   agentId: thisAgentByDefault,
   rail: allocateBodySchema.shape.rail.describe(
@@ -84,20 +86,20 @@ export const allocateInput = z.object({
   ),
 });
 
-export const deployInput = z.object({
+export const deployInput = strictFields({
   agentId: deployBodySchema.shape.agentId.describe('the new agent\'s id (a-z, 0-9, "_" and "-")'),
   dailyBudget: amountInput('its daily budget'),
   maxPerPayment: amountInput('the most one of its payments may be'),
 });
 
-export const someAgentInput = z.object({ agentId: thisAgentByDefault });
+export const someAgentInput = strictFields({ agentId: thisAgentByDefault });
 
-export const renameInput = z.object({
+export const renameInput = strictFields({
   agentId: agentIdInput('the agent to rename'),
   displayName: renameBodySchema.shape.displayName.describe('its new name, as the owner sees it'),
 });
 
-export const approvalInput = z.object({
+export const approvalInput = strictFields({
   approvalId: z.string().min(1).max(100).describe('the approvalId a request that waits for the owner answered'),
   wait: z
     .number()
@@ -110,7 +112,7 @@ export const approvalInput = z.object({
     ),
 });
 
-export const payInput = z.object({
+export const payInput = strictFields({
   service: payBodySchema.shape.service.describe('registry service id, or a name with recipient'),
   amount: amountInput('the price to pay'),
   recipient: payBodySchema.shape.recipient.describe(
@@ -125,26 +127,25 @@ export const payInput = z.object({
   description: payBodySchema.shape.description.describe('what the payment is for, shown in the spend history'),
 });
 
-export const fetchPaidInput = z
-  .object({
-    url: z.url().describe('the URL to call'),
-    method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional().describe('the HTTP method (default GET)'),
-    body: z.string().max(65_536).optional().describe('the request body, as text'),
-    headers: z.record(z.string(), z.string()).optional().describe('request headers, name to value'),
-    rail: railSchema
-      .optional()
-      .describe(
-        "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, a 402 payable on both (an x402 offer, or Coffer's own offering Base) is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, Solana first",
-      ),
-    approvalId: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe(
-        'the approvalId an earlier fetch_paid of this very call answered while its payment waited for the owner: that request is waited for and used, never asked anew (needed only where this server restarted since)',
-      ),
-  })
+export const fetchPaidInput = strictFields({
+  url: z.url().describe('the URL to call'),
+  method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional().describe('the HTTP method (default GET)'),
+  body: z.string().max(65_536).optional().describe('the request body, as text'),
+  headers: z.record(z.string(), z.string()).optional().describe('request headers, name to value'),
+  rail: railSchema
+    .optional()
+    .describe(
+      "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, a 402 payable on both (an x402 offer, or Coffer's own offering Base) is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, Solana first",
+    ),
+  approvalId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      'the approvalId an earlier fetch_paid of this very call answered while its payment waited for the owner: that request is waited for and used, never asked anew (needed only where this server restarted since)',
+    ),
+})
   // fetch sends no body with GET: said as the mistake it is, before anything is called (it was
   // "could not be reached").
   .refine((input) => input.body === undefined || (input.method ?? 'GET') !== 'GET', {

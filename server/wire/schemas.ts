@@ -22,7 +22,7 @@ const UNKNOWN_NAME_CHARS = 60;
  * is then missing, since a typo is usually why a required field is absent. Every door (HTTP, MCP, the
  * dashboard's forms) reads the same words, written here once.
  */
-const strictFields = <const S extends z.core.$ZodLooseShape>(shape: S) =>
+export const strictFields = <const S extends z.core.$ZodLooseShape>(shape: S) =>
   z.strictObject(shape, {
     error: (issue) => {
       if (issue.code !== 'unrecognized_keys') return undefined;

@@ -146,6 +146,17 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(loosen).toMatchObject({ status: 'pending', kind: 'policy', message: expect.stringMatching(/approval/) });
     expect(data(await call('get_policy')).policy.dailyBudget).toBe('4.00');
     expect(data(await call('get_spend_history'))).toEqual({ payments: [] });
+    // A misspelled field is refused, as /v1 refuses it, not dropped: the agent believed it had tightened its limit.
+    const typo = await call('set_policy', { maxPerPaymnet: '0.01' });
+    expect(typo.isError).toBe(true);
+    expect(typo.content[0]?.text).toMatch(/unknown field "maxPerPaymnet" \(did you mean "maxPerPayment"\?\).* \(invalid_request\)$/);
+    expect(data(await call('get_policy')).policy.maxPerPayment).toBe('1.00');
+    const extra = await call('pay', { service: 'demo-weather', amount: '0.01', bogus: 1 });
+    expect(extra.isError).toBe(true);
+    expect(extra.content[0]?.text).toMatch(/unknown field "bogus".* \(invalid_request\)$/);
+    expect(data(await call('get_spend_history'))).toEqual({ payments: [] });
+    const misspelledRail = await call('fetch_paid', { url: 'http://127.0.0.1:9/x', rial: 'base' });
+    expect(misspelledRail.content[0]?.text).toMatch(/unknown field "rial" \(did you mean "rail"\?\).* \(invalid_request\)$/);
   });
 
   it('pay returns the payment result with the receipt; refusals are isError results with the server message', async () => {
