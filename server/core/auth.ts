@@ -137,7 +137,13 @@ export function requireOwner(principal: Principal): void {
 /** The agent's own key or the owner's key. */
 export function requireAgentScope(principal: Principal, agentId: string): void {
   if (principal.kind === 'agent' && principal.agentId !== agentId) {
-    throw new CofferError('wrong_agent', 'this API key belongs to another agent');
+    // Whose key it is, and that it acts for that agent alone ("belongs to another agent" read as if
+    // the key were someone else's). The path's agentId is checked before this, so it is safe to repeat;
+    // said before the agent is looked up, it tells nothing of whether that agent exists.
+    throw new CofferError(
+      'wrong_agent',
+      `this API key is agent "${principal.agentId}"'s and acts for that agent alone, not for "${agentId}"`,
+    );
   }
 }
 

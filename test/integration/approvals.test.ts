@@ -97,6 +97,9 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect((await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: stranger.apiKey })).body.code).toBe(
       'wrong_agent',
     );
+    // Nor withdraw it, told so without being told whose it is.
+    const withdrawn = await t.api('POST', t.withOwner(`/v1/approvals/${asked.body.approvalId}/withdraw`), { key: stranger.apiKey });
+    expectError(withdrawn, 403, 'wrong_agent', "this request is another agent's: only the agent that asked withdraws it");
   });
 
   it('a deploy approval never hands out a key before the agent exists, nor for an agent it did not create', async () => {

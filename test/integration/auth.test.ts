@@ -260,7 +260,13 @@ describe('auth', () => {
       const a = await deployAgent(t, `wa-${method.toLowerCase()}-${endpoint}`);
       const before = await snapshot();
       const response = await t.api(method, t.withOwner(`/v1/agents/target/${endpoint}`), { key: a.apiKey, body });
-      expectError(response, 403, 'wrong_agent');
+      // Whose the key is, and that it acts for that agent alone: not that the key is someone else's.
+      expectError(
+        response,
+        403,
+        'wrong_agent',
+        `this API key is agent "wa-${method.toLowerCase()}-${endpoint}"'s and acts for that agent alone, not for "target"`,
+      );
       expect(await snapshot()).toEqual(before);
     });
 

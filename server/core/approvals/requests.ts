@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CofferError } from '../../wire/errors.js';
-import { actorOf, requireAgentScope, type Principal } from '../auth.js';
+import { actorOf, type Principal } from '../auth.js';
 import { audit, DAY_MS, type EngineContext } from '../context.js';
 import type { ApprovalKind, ApprovalRecord, EndedApproval } from '../ports/store.js';
 import { approvalView } from '../views.js';
@@ -113,7 +113,10 @@ export function withdrawOwnRequest(ctx: EngineContext, principal: Principal, id:
   expireWaiting(ctx);
   const approval = ctx.store.getApproval(id);
   if (approval === null || approval.owner !== principal.owner) throw new CofferError('approval_not_found', `no approval "${id}"`);
-  requireAgentScope(principal, approval.agentId);
+  // Another agent's request: not named (requireAgentScope would say whose it is).
+  if (principal.kind === 'agent' && principal.agentId !== approval.agentId) {
+    throw new CofferError('wrong_agent', 'this request is another agent\'s: only the agent that asked withdraws it');
+  }
   const ended: EndedApproval = { id, owner: approval.owner, agentId: approval.agentId, kind: approval.kind, paymentId: approval.paymentId };
   ctx.store.transaction(() => {
     // Waiting, or an x402 purchase the owner approved and the agent has not come back to buy: still
