@@ -150,6 +150,21 @@ describe('image generation', () => {
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
   });
 
+  it('image-generate is bought with /generate only: paid on its own through /pay it would buy nothing, and is refused', async () => {
+    const agent = await fundedAgent(t, 'no-image', '1.00');
+    const paid = await t.api('POST', t.withOwner('/v1/agents/no-image/pay'), {
+      key: agent.apiKey,
+      body: { service: 'image-generate', amount: '0.003', currency: 'USDC' },
+    });
+    expectError(
+      paid,
+      400,
+      'invalid_recipient',
+      `"image-generate" is paid to the owner's treasury by POST /v1/agents/:agentId/generate, which buys what it sells; a payment on its own would buy nothing`,
+    );
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+  });
+
   it('is a payment under the agent policy: refused by maxPerPayment, allowedServices and a kill', async () => {
     const capped = await fundedAgent(t, 'capped', '1.00', { maxPerPayment: '0.01' });
     const over = await generate('capped', capped.apiKey, { prompt: 'x', modelId: 'flux-pro', resolution: '1k' });

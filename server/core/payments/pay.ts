@@ -144,7 +144,7 @@ async function payOrThrow(
   const earlier = await earlierPayment(ctx, agent, asked);
   if (earlier !== null) return answerEarlier(ctx, earlier, agent);
   const { hold } = await judgeAtDoor(ctx, principal, agent, asked, () =>
-    recipientRefusal(ctx, agent, body, service, recipient, asked.rail),
+    recipientRefusal(ctx, agent, body, service, recipient, asked.rail, context.purchase !== undefined),
   );
   const id = newId('pay');
   const payment: PaymentToMove = {
@@ -181,6 +181,7 @@ async function recipientRefusal(
   service: ServiceRecord | null,
   recipient: string | undefined,
   rail: Rail,
+  buying: boolean,
 ): Promise<Refusal> {
   if (service !== null && body.nonce === undefined) {
     const noCall = buysNoCallRefusal(service, parseAmount(body.amount));
@@ -202,6 +203,14 @@ async function recipientRefusal(
     return new CofferError(
       'service_not_found',
       `"${body.service}" is not in the registry${didYouMean(body.service, nearServiceIds(ctx, body.service))}; send its recipient address to pay it`,
+    );
+  }
+  // Coffer's own services (image generation) are paid to the treasury by the endpoint that buys
+  // them; paid through /pay alone, the money would go back to the treasury and buy nothing.
+  if (service !== null && !buying && recipient === agent.owner) {
+    return new CofferError(
+      'invalid_recipient',
+      `"${service.id}" is paid to the owner's treasury by ${service.endpoint.replace('{agentId}', ':agentId')}, which buys what it sells; a payment on its own would buy nothing`,
     );
   }
   const nowhere = paysNoOne(ctx, agent, recipient, rail);
