@@ -631,11 +631,23 @@ describe('the 402 flow against the demo paid API', () => {
       };
       const refused = async (url: string, init: RequestInit = {}) =>
         (await payingFetch(url, init, { agent: agentOf(agent, 'bad-calls'), fetch: counting }).catch((e) => e)) as PaymentError;
-      for (const url of ['file:///etc/passwd', 'data:text/plain,hi', 'javascript:alert(1)', 'ftp://127.0.0.1/x', 'not a url']) {
-        const error = await refused(url);
-        expect({ code: error.code, url }).toEqual({ code: 'invalid_request', url });
-        expect(error.message).toMatch(/ is not an http or https URL: nothing was called or paid$/);
+      for (const [url, scheme] of [
+        ['file:///etc/passwd', 'file:'],
+        ['data:text/plain,hi', 'data:'],
+        ['javascript:alert(1)', 'javascript:'],
+        ['ftp://127.0.0.1/x', 'ftp:'],
+      ]) {
+        const error = await refused(url!);
+        expect({ code: error.code, message: error.message }).toEqual({
+          code: 'invalid_request',
+          message: `the URL is "${scheme}", not http or https: nothing was called or paid`,
+        });
       }
+      expect((await refused('not a url token-abc')).message).toBe('the URL is not a URL: nothing was called or paid');
+      // A password is never repeated, whatever the scheme.
+      const ftp = await refused('ftp://someone:hunter2@127.0.0.1/x');
+      expect(ftp.message).toMatch(/^the URL carries a user name or password/);
+      expect(ftp.message).not.toContain('hunter2');
       const credentials = await refused(`http://someone:hunter2@127.0.0.1:${new URL(api.url).port}/weather`);
       expect(credentials.code).toBe('invalid_request');
       expect(credentials.message).toBe(
@@ -665,6 +677,18 @@ describe('the 402 flow against the demo paid API', () => {
         ).catch((e) => e);
         expect(error).toMatchObject({ code: 'url_unreachable' });
         expect(error.message).toBe(`127.0.0.1:${port} could not be reached (no answer within 0.3 s); nothing was paid`);
+        // A wait no timer can wait is the caller's mistake (setTimeout would fire at once), not a call given up.
+        for (const answerWaitMs of [0, Infinity, 2 ** 31]) {
+          const refused = await payingFetch(
+            `http://127.0.0.1:${port}/hang`,
+            {},
+            { agent: agentOf(agent, 'unanswered'), answerWaitMs },
+          ).catch((e) => e);
+          expect(refused, String(answerWaitMs)).toMatchObject({
+            code: 'invalid_request',
+            message: expect.stringMatching(/^answerWaitMs must be/),
+          });
+        }
       } finally {
         silent.closeAllConnections();
         await new Promise((resolve) => silent.close(resolve));

@@ -123,6 +123,9 @@ async function purchase(
         // after 60 s, and the first /pay alone can take longer (Solana's confirmation). A host that gave
         // up and calls again joins this purchase (PurchasesUnderWay) rather than paying anew.
         chainWaitMs: 20_000,
+        // A URL that takes the call and never answers is given up inside a host's own 60 s, said
+        // as url_unreachable (nothing paid) rather than the host's bare timeout.
+        answerWaitMs: 45_000,
         ...(request.rail === undefined ? {} : { rail: request.rail }),
         // An earlier call's request (this bridge restarted since): used, not asked anew.
         ...(request.approvalId === undefined ? {} : { approvalId: request.approvalId }),

@@ -9,15 +9,17 @@ import { PaymentError } from './payment-error.js';
 const NOTHING = 'nothing was called or paid';
 
 export function checkCallable(url: string, init: RequestInit): void {
+  // The URL is never repeated: what is not a URL, or carries a password, may hold a secret.
   const parsed = URL.canParse(url) ? new URL(url) : null;
-  if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw new PaymentError('invalid_request', `${JSON.stringify(url.slice(0, 200))} is not an http or https URL: ${NOTHING}`);
-  }
+  if (parsed === null) throw new PaymentError('invalid_request', `the URL is not a URL: ${NOTHING}`);
   if (parsed.username !== '' || parsed.password !== '') {
     throw new PaymentError(
       'invalid_request',
       `the URL carries a user name or password, which no request sends in its URL: send credentials in a header (${NOTHING})`,
     );
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new PaymentError('invalid_request', `the URL is ${JSON.stringify(parsed.protocol)}, not http or https: ${NOTHING}`);
   }
   const bad = uncarriedHeader(init.headers);
   if (bad !== null) {

@@ -22,7 +22,7 @@ export interface PayingFetchOptions {
   /**
    * How long the first call waits for the URL to answer (its status and headers) before it is given
    * up as `url_unreachable`, nothing paid: a host that takes the call and never answers would hold it
-   * for good. Default 30 s.
+   * for good. Left out, no limit (as fetch); MCP `fetch_paid` gives 45 s, inside a host's own timeout.
    */
   answerWaitMs?: number;
   /**

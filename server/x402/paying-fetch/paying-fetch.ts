@@ -29,9 +29,6 @@ import { payX402Offer } from './x402-offer.js';
  * call fails with `paid_call_failed` and the receipt, and is never paid again.
  * The request body must be re-sendable (a string, bytes or URLSearchParams).
  */
-/** How long the first call waits for an answer by default (answerWaitMs). */
-const DEFAULT_ANSWER_WAIT_MS = 30_000;
-
 export async function payingFetch(url: string, init: RequestInit, given: PayingFetchOptions): Promise<PaidResponse> {
   const options: PayingFetchOptions = {
     ...given,
@@ -41,10 +38,11 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   const doFetch = options.fetch ?? fetch;
   checkCallable(url, init);
   let first: Response;
-  // The answer's status and headers are waited for so long; its body, as long as the caller reads it.
-  const waitMs = options.answerWaitMs ?? DEFAULT_ANSWER_WAIT_MS;
+  // The answer's status and headers are waited for so long where a wait is given; its body, as long as
+  // the caller reads it.
+  const waitMs = answerWait(options.answerWaitMs);
   const unanswered = new AbortController();
-  const timer = setTimeout(() => unanswered.abort(new Error(`no answer within ${waitMs / 1000} s`)), waitMs);
+  const timer = waitMs === null ? undefined : setTimeout(() => unanswered.abort(new Error(`no answer within ${waitMs / 1000} s`)), waitMs);
   try {
     const signal = init.signal == null ? unanswered.signal : AbortSignal.any([init.signal, unanswered.signal]);
     first = await doFetch(url, { ...init, signal });
@@ -70,4 +68,19 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   // the one that answered.
   if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
   return payCoffers402(url, init, offer.instructions, options);
+}
+
+/** The longest a timer waits (setTimeout fires at once past it). */
+const LONGEST_WAIT_MS = 2_147_483_647;
+
+/** answerWaitMs as a timer's delay: null where none is given (no limit), refused where no timer can wait it. */
+function answerWait(ms: number | undefined): number | null {
+  if (ms === undefined) return null;
+  if (!Number.isFinite(ms) || ms <= 0 || ms > LONGEST_WAIT_MS) {
+    throw new PaymentError(
+      'invalid_request',
+      `answerWaitMs must be a number of milliseconds from 1 to ${LONGEST_WAIT_MS}, or left out for no limit`,
+    );
+  }
+  return ms;
 }
