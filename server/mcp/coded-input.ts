@@ -1,4 +1,6 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { describeIssues } from '../wire/schemas.js';
 
 /** The code an input that does not fit a tool's schema is refused with, as `/v1` refuses such a field. */
 export const INPUT_REFUSED = 'invalid_request';
@@ -11,13 +13,24 @@ type Validated<I, O> = Awaited<ReturnType<StandardSchemaWithJSON<I, O>['~standar
  * issues joined in one text; the code goes at the end of the last of them. Everything else (the JSON
  * Schema the host is shown, what a valid input parses to) is the schema's own.
  */
+/** A zod issue in the words every other door says it ("Amount is required"); another schema's, as it is. */
+function inWords(issue: { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }): string {
+  if (!('code' in issue)) return issue.message;
+  return describeIssues(new z.ZodError([issue as z.core.$ZodIssue])).message;
+}
+
 export function refusedWithCode<I, O>(schema: StandardSchemaWithJSON<I, O>): StandardSchemaWithJSON<I, O> {
   const standard = schema['~standard'];
   const coded = (result: Validated<I, O>): Validated<I, O> => {
     const { issues } = result;
     if (issues === undefined || issues.length === 0) return result;
     const last = issues.length - 1;
-    return { issues: issues.map((issue, at) => (at === last ? { ...issue, message: `${issue.message} (${INPUT_REFUSED})` } : issue)) };
+    return {
+      issues: issues.map((issue, at) => {
+        const message = inWords(issue);
+        return { ...issue, message: at === last ? `${message} (${INPUT_REFUSED})` : message };
+      }),
+    };
   };
   return {
     '~standard': {

@@ -2,6 +2,7 @@ import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type { Tool, ToolContext } from './tool-definition.js';
 import { answered } from './tool-results.js';
 import { refusedWithCode } from './coded-input.js';
+import { strictFields } from '../wire/schemas.js';
 import { checkBalance, getPolicy, getSpendHistory, setPolicy } from './tools/this-agent.js';
 import { findService, listModels } from './tools/catalog.js';
 import { allocateBudget, deployAgent, killAgent, renameAgent, resumeAgent } from './tools/agents.js';
@@ -27,6 +28,9 @@ const TOOLS: readonly Tool[] = [
   fetchPaid,
 ];
 
+/** The input of a tool that takes none. */
+const NO_INPUT = strictFields({});
+
 export function registerTools(server: McpServer, ctx: ToolContext): void {
   for (const tool of TOOLS) {
     const { name, description, inputSchema, outputSchema, annotations } = tool;
@@ -35,8 +39,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       // A tool's answer goes out as text and structured content, a thrown error as its isError result.
       return 'answer' in tool ? answered(() => tool.answer(args, call)) : tool.respond(args, call);
     };
-    // A tool without an input schema is called with the call's context alone (the SDK's rule).
-    if (inputSchema === undefined) server.registerTool(name, { description, outputSchema, annotations }, (extra) => handle({}, extra));
-    else server.registerTool(name, { description, inputSchema: refusedWithCode(inputSchema), outputSchema, annotations }, handle);
+    // A tool that takes nothing refuses an argument all the same (check_balance {agentId} answered
+    // this agent's balance without a word).
+    server.registerTool(name, { description, inputSchema: refusedWithCode(inputSchema ?? NO_INPUT), outputSchema, annotations }, handle);
   }
 }

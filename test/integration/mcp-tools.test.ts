@@ -155,6 +155,12 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(extra.isError).toBe(true);
     expect(extra.content[0]?.text).toMatch(/unknown field "bogus".* \(invalid_request\)$/);
     expect(data(await call('get_spend_history'))).toEqual({ payments: [] });
+    // A tool that takes nothing refuses an argument too: not this agent's balance for another's id.
+    const other = await call('check_balance', { agentId: 'other' });
+    expect(other.isError).toBe(true);
+    expect(other.content[0]?.text).toMatch(/unknown field "agentId".* \(invalid_request\)$/);
+    // A missing field is said in /v1's words, with its label.
+    expect((await call('pay', { amount: '0.01' })).content[0]?.text).toMatch(/Service is required \(invalid_request\)$/);
     const misspelledRail = await call('fetch_paid', { url: 'http://127.0.0.1:9/x', rial: 'base' });
     expect(misspelledRail.content[0]?.text).toMatch(/unknown field "rial" \(did you mean "rail"\?\).* \(invalid_request\)$/);
   });

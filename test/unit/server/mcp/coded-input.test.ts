@@ -6,12 +6,9 @@ describe('a tool input schema refused with its code', () => {
   const schema = z.object({ amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be an amount'), note: z.string().default('none') });
   const coded = refusedWithCode(schema);
 
-  it('adds the code to the last issue alone, the others as they were', async () => {
+  it("adds the code to the last issue alone, each said in /v1's words (the field's label, not zod's)", async () => {
     const result = await coded['~standard'].validate({ amount: 5, note: 7 });
-    expect(result.issues?.map((issue) => issue.message)).toEqual([
-      'Invalid input: expected string, received number',
-      `Invalid input: expected string, received number (${INPUT_REFUSED})`,
-    ]);
+    expect(result.issues?.map((issue) => issue.message)).toEqual(['Amount must be text', `note must be text (${INPUT_REFUSED})`]);
     expect(result.issues?.map((issue) => issue.path)).toEqual([['amount'], ['note']]);
   });
 
