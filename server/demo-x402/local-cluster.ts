@@ -151,7 +151,7 @@ export class LocalCluster {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(text);
     };
-    const refusal = loopbackRefusal({ host: req.headers.host, origin: req.headers.origin }, this.port);
+    const refusal = loopbackRefusal(req, this.port);
     if (refusal !== null) return reply(403, rpcError(null, -32600, refusal.message));
     if (req.method !== 'POST') return reply(405, rpcError(null, -32600, 'JSON-RPC is POSTed'));
     const chunks: Buffer[] = [];

@@ -44,7 +44,7 @@ export async function startLocalEvmChain(options: { file: string; idleBlockMs?: 
     app.disable('x-powered-by');
     // This machine's processes only, as Coffer's own /evm-rpc: a page elsewhere cannot reach it by DNS rebinding.
     app.use((req, res, next) => {
-      const refusal = loopbackRefusal({ host: req.headers.host, origin: req.headers.origin }, port);
+      const refusal = loopbackRefusal(req, port);
       if (refusal === null) return next();
       res.status(403).json({ error: refusal.message, code: refusal.code });
     });

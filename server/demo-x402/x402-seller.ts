@@ -80,7 +80,7 @@ export function createDemoX402Seller(options: {
   app.disable('x-powered-by');
   // This machine's processes only: a page elsewhere cannot reach it by DNS rebinding.
   app.use((req, res, next) => {
-    const refusal = loopbackRefusal({ host: req.headers.host, origin: req.headers.origin }, options.port());
+    const refusal = loopbackRefusal(req, options.port());
     if (refusal === null) return next();
     res.status(403).json({ error: refusal.message, code: refusal.code });
   });

@@ -9,17 +9,21 @@ import { sendError } from './errors.js';
  */
 export function localOnly(port: () => number): RequestHandler {
   return (req, res, next) => {
-    // Node keeps the first of two Host headers: a request naming two hosts is refused, not read as one.
-    const hosts = req.rawHeaders.filter((name, at) => at % 2 === 0 && name.toLowerCase() === 'host').length;
-    if (hosts > 1) return sendError(res, new CofferError('bad_host', 'a request names one Host'));
-    const refusal = loopbackRefusal(req.headers, port());
+    const refusal = loopbackRefusal(req, port());
     if (refusal !== null) return sendError(res, refusal);
     next();
   };
 }
 
 /** Why a request (or a WebSocket upgrade) is refused by the guard above; null when it may go on. */
-export function loopbackRefusal(headers: { host?: string | undefined; origin?: string | undefined }, port: number): CofferError | null {
+export function loopbackRefusal(
+  { headers, rawHeaders }: { headers: { host?: string | undefined; origin?: string | undefined }; rawHeaders: string[] },
+  port: number,
+): CofferError | null {
+  // Node keeps the first of two Host headers: a request naming two hosts is refused, not read as one.
+  if (rawHeaders.filter((name, at) => at % 2 === 0 && name.toLowerCase() === 'host').length > 1) {
+    return new CofferError('bad_host', 'a request names one Host, not two');
+  }
   const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
   const host = headers.host ?? '';
   if (!hosts.includes(host.toLowerCase())) return new CofferError('bad_host', `requests must be addressed to ${hosts[0]}`);

@@ -17,7 +17,7 @@ export function serveSimRpcSubscriptions(server: Server, subscriptions: SimRpcSu
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const refusal = path === '/rpc' ? loopbackRefusal(req.headers, port()) : null;
+    const refusal = path === '/rpc' ? loopbackRefusal(req, port()) : null;
     if (path !== '/rpc' || refusal !== null) {
       const status = refusal === null ? 404 : HTTP_STATUS[refusal.code];
       socket.end(`HTTP/1.1 ${status} ${refusal === null ? 'Not Found' : 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
