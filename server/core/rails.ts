@@ -33,7 +33,7 @@ export function chainOf(ctx: Pick<EngineContext, 'chain' | 'base'>, rail: Rail):
   if (base === null) {
     throw new CofferError(
       'rail_unavailable',
-      'the Base rail is not open on this data dir: start Coffer without COFFER_BASE_RPC=off (beside a Solana RPC of your own, with COFFER_BASE_RPC naming a JSON-RPC of its Base chain)',
+      "the Base rail is not open on this data dir: it is off where Coffer was started with COFFER_BASE_RPC=off, on a Solana RPC of the owner's own without a COFFER_BASE_RPC, or where the embedded EVM cannot run (Coffer's start said which)",
     );
   }
   return base;

@@ -363,7 +363,7 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     expect({ status: off.status, code: off.body.code }).toEqual({ status: 503, code: 'rail_unavailable' });
     // The refusal says how the rail is opened, not only that it is shut.
     expect(off.body.error).toBe(
-      'the Base rail is not open on this data dir: start Coffer without COFFER_BASE_RPC=off (beside a Solana RPC of your own, with COFFER_BASE_RPC naming a JSON-RPC of its Base chain)',
+      "the Base rail is not open on this data dir: it is off where Coffer was started with COFFER_BASE_RPC=off, on a Solana RPC of the owner's own without a COFFER_BASE_RPC, or where the embedded EVM cannot run (Coffer's start said which)",
     );
     expect((await t.api('GET', t.withOwner('/v1/agents/sepolia/balance'))).body.balances.base).toBeNull();
   }, 60_000);
