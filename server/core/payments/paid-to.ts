@@ -2,7 +2,7 @@
  * Whom a payment may go to, whatever the door (/pay, an x402 offer, a Bazaar listing): the one place
  * the rule lives.
  */
-import { isZeroEvmAddress, type Rail } from '../../wire/rails.js';
+import { isEvmAddress, isZeroEvmAddress, type Rail } from '../../wire/rails.js';
 import type { EngineContext } from '../context.js';
 import type { AgentRecord } from '../ports/store.js';
 import { addressOn } from '../rails.js';
@@ -13,10 +13,12 @@ import { addressOn } from '../rails.js';
  * could spend it; on a real chain it is lost).
  */
 export const paysSomeone = (payTo: string, asset: string | null): boolean =>
-  !isZeroEvmAddress(payTo) && (asset === null || payTo.toLowerCase() !== asset.toLowerCase());
+  !isZeroEvmAddress(payTo) && (asset === null || !sameAddress(payTo, asset));
+
+/** One address in two spellings: an EVM address in any case; a Solana one (base58, case-sensitive) as written. */
+const sameAddress = (a: string, b: string): boolean => (isEvmAddress(a) ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /** Whether `recipient` is the paying agent's own wallet on the rail (an EVM address in any case): paying it buys nothing. */
 export function isOwnWallet(ctx: EngineContext, agent: AgentRecord, recipient: string, rail: Rail): boolean {
-  const own = addressOn(ctx, agent.walletAddress, rail);
-  return rail === 'base' ? recipient.toLowerCase() === own.toLowerCase() : recipient === own;
+  return sameAddress(recipient, addressOn(ctx, agent.walletAddress, rail));
 }

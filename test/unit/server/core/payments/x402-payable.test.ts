@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isPayableOn, isUsdcOn, type OfferedTerms } from '../../../../../server/core/payments/x402-payable.js';
+import { paysSomeone } from '../../../../../server/core/payments/paid-to.js';
 
 const SOL_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
 const SOL_PAYEE = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
@@ -18,6 +19,15 @@ describe('which x402 requirements Coffer pays on a rail', () => {
     // An EVM address in another case is the same token; a Solana mint is as written.
     expect(isPayableOn('base', onBase, { ...baseOffer, asset: BASE_USDC.toLowerCase() })).toBe(true);
     expect(isUsdcOn('sol', SOL_USDC, SOL_USDC.toLowerCase())).toBe(false);
+  });
+
+  it("never pays the token's own contract (an EVM address in any case) or its mint (a Solana address as written)", () => {
+    expect(paysSomeone(BASE_USDC.toLowerCase(), BASE_USDC)).toBe(false);
+    expect(paysSomeone(SOL_USDC, SOL_USDC)).toBe(false);
+    // Base58 is case-sensitive: another case of the mint's letters is another address.
+    const otherCase = SOL_USDC.replace('z', 'Z');
+    expect(paysSomeone(otherCase, SOL_USDC)).toBe(true);
+    expect(paysSomeone(SOL_PAYEE, SOL_USDC)).toBe(true);
   });
 
   it.each([
