@@ -628,6 +628,11 @@ describe('coffer status, pay, kill, open', () => {
     expect(refused.stderr).toMatch(/holds 0\.00 USDC available on Solana, less than 0\.01 \(insufficient_funds\)$/m);
     const onBase = shellCommand(['pay', 'demo-quotes', '0.01', '--rail', 'base', '--config', baseOnly]);
     expect(refused.stderr).toContain(`\nnext: ${onBase} pays it on Base, where its wallet holds 0.01 USDC free; or ${funding}\n`);
+    // Every flag it was given is carried over: pasted, it is that same payment.
+    const flagged = await coffer(['pay', 'demo-quotes', '0.01', '--description', 'a quote', '--receipt', '--config', baseOnly]);
+    expect(flagged.stderr).toContain(
+      `\nnext: ${shellCommand(['pay', 'demo-quotes', '0.01', '--rail', 'base', '--description', 'a quote', '--receipt', '--config', baseOnly])} pays it on Base`,
+    );
     // Asked on Solana by name: the owner's funding alone, as before.
     const asked = await coffer(['pay', 'demo-quotes', '0.01', '--rail', 'sol', '--config', baseOnly]);
     expect(asked.stderr).toContain(`\nnext: ${funding}\n`);

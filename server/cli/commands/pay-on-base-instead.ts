@@ -11,7 +11,7 @@ import { agentCommandLine } from '../agent-command-line.js';
 export async function payOnBaseInstead(
   api: Pick<CofferClient, 'balance' | 'service'>,
   agentId: string,
-  payment: { service: string; amount: string; nonce?: string },
+  payment: { service: string; amount: string; nonce?: string; description?: string; receiptOnly?: boolean },
   configPath: string,
 ): Promise<string | null> {
   const wanted = tryParseUsdc(payment.amount);
@@ -20,6 +20,7 @@ export async function payOnBaseInstead(
     const [held, listing] = await Promise.all([api.balance(agentId), api.service(payment.service)]);
     const free = held.baseNetwork === null || held.available.base === null ? null : tryParseUsdc(held.available.base);
     if (listing.base === null || free === null || free < wanted) return null;
+    // The same call, each flag it was given carried over, so that pasted it is that payment on Base.
     const words = [
       'pay',
       payment.service,
@@ -27,6 +28,8 @@ export async function payOnBaseInstead(
       '--rail',
       'base',
       ...(payment.nonce === undefined ? [] : ['--nonce', payment.nonce]),
+      ...(payment.description === undefined ? [] : ['--description', payment.description]),
+      ...(payment.receiptOnly === true ? ['--receipt'] : []),
     ];
     return `${agentCommandLine(words, configPath)} pays it on Base, where its wallet holds ${held.available.base} USDC free`;
   } catch {
