@@ -610,6 +610,14 @@ describe('Coffer pays x402 sellers on Base', () => {
         ["the token's own contract", (entry) => (entry.payTo = node.usdc), 422, 'unsupported_offer', /\(to the token's own contract\)$/],
         ['an amount of 0', (entry) => (entry.amount = '0'), 422, 'unsupported_offer', /in \S+ \(an amount of 0\)$/],
         ['a payTo that is no address', (entry) => (entry.payTo = 'hello'), 422, 'unsupported_offer', /\(its payTo not an EVM address\)$/],
+        // On a network this Coffer does not pay, the network is why: nothing is said of its payTo.
+        [
+          'the zero address on another network',
+          (entry) => Object.assign(entry, { network: 'eip155:1', payTo: `0x${'0'.repeat(40)}` }),
+          422,
+          'unsupported_offer',
+          /the seller offers exact on eip155:1 in \S+(?!.*zero address)/,
+        ],
         [
           "the agent's own account",
           (entry) => (entry.payTo = agent.base),
