@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatUsdc, tryParseUsdc } from '../wire/money.js';
-import { ADDRESS_PATTERN } from '../wire/schemas.js';
+import { ADDRESS_PATTERN, payBodySchema } from '../wire/schemas.js';
 import { isEvmAddress, isZeroEvmAddress } from '../wire/rails.js';
 
 /**
@@ -56,7 +56,8 @@ const cofferForm = z.object({
   amount: decimal,
   currency: z.literal('USDC'),
   recipient: address,
-  nonce: z.string().min(1).max(200).optional(),
+  // As /pay takes a nonce (printable ASCII, it goes on chain as the memo): another is terms no payment carries.
+  nonce: payBodySchema.shape.nonce,
   network: z.string().optional(),
   service: z.string().min(1).max(200).optional(),
   base: z

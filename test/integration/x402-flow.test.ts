@@ -622,6 +622,18 @@ describe('the 402 flow against the demo paid API', () => {
       }
     });
 
+    it("a 402 whose nonce no payment carries is the seller's unreadable terms, not the agent's refused payment", async () => {
+      const agent = await fundedAgent(t, 'odd-nonce', '1.00');
+      const seller = await sellerWith((body) => ({ ...body, nonce: 'line\nbreak' }));
+      try {
+        const error = await payingFetch(seller.url, {}, { agent: agentOf(agent, 'odd-nonce') }).catch((e) => e);
+        expect(error).toMatchObject({ code: 'unreadable_402' });
+        expect(await history('odd-nonce')).toHaveLength(0);
+      } finally {
+        await seller.close();
+      }
+    });
+
     it('a call no HTTP request can make is invalid_request before anything is called, its password never repeated', async () => {
       const agent = await fundedAgent(t, 'bad-calls', '1.00');
       let called = 0;
