@@ -4,3 +4,10 @@
  * purchase's `approvalId` and the CLI's `--approval`.
  */
 export const APPROVAL_ID = /^apr_[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * A request's id in a refusal's words: quoted where it is one, else not repeated (a path's id may
+ * hold a bidirectional control or anything else that would lie on the owner's screen).
+ */
+export const approvalIdWords = (id: string): string =>
+  APPROVAL_ID.test(id) ? `"${id}"` : 'with that id (an id is apr_ and letters, digits, "_" or "-")';

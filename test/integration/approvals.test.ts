@@ -175,6 +175,9 @@ describe('approvals: an agent asks, only the owner loosens', () => {
       expectError(response, 403, 'owner_only');
     }
     expect((await t.api('GET', t.withOwner('/v1/approvals/apr_nope'))).body.code).toBe('approval_not_found');
+    // An id no request has is not repeated where it could lie on the screen (a bidirectional control).
+    const lying = await t.api('GET', t.withOwner('/v1/approvals/apr_%E2%80%AEtxt'));
+    expectError(lying, 404, 'approval_not_found', 'no approval with that id (an id is apr_ and letters, digits, "_" or "-")');
   });
 
   it('streams events to the owner as they happen (SSE)', async () => {

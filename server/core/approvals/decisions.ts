@@ -6,6 +6,7 @@ import { approvalView } from '../views.js';
 import type { ApprovalCarriers, ApprovalOutcome } from './carriers.js';
 import { expireWaiting, HOLD_ENDINGS } from './requests.js';
 import type { Approval, ApprovalRead, Approvals, Decided } from '../../wire/answers/approvals.js';
+import { approvalIdWords } from '../../wire/approval-id.js';
 
 /**
  * Approvals a stopped process was carrying out: approved, with no outcome recorded. A held payment's
@@ -56,7 +57,7 @@ export function listApprovals(ctx: EngineContext, principal: Principal, status: 
 function getApprovalOrThrow(ctx: EngineContext, owner: string, id: string): ApprovalRecord {
   expireWaiting(ctx);
   const approval = ctx.store.getApproval(id);
-  if (approval === null || approval.owner !== owner) throw new CofferError('approval_not_found', `no approval "${id}"`);
+  if (approval === null || approval.owner !== owner) throw new CofferError('approval_not_found', `no approval ${approvalIdWords(id)}`);
   return approval;
 }
 

@@ -11,6 +11,7 @@ import type { ApprovalKind, ApprovalRecord, EndedApproval } from '../ports/store
 import { approvalView } from '../views.js';
 import type { AwaitingApproval } from '../outcome.js';
 import type { Approval } from '../../wire/answers/approvals.js';
+import { approvalIdWords } from '../../wire/approval-id.js';
 
 /** An agent may have this many requests waiting; more would bury the owner's inbox. */
 export const MAX_PENDING_PER_AGENT = 20;
@@ -112,10 +113,11 @@ export function withdrawOwnRequest(ctx: EngineContext, principal: Principal, id:
   }
   expireWaiting(ctx);
   const approval = ctx.store.getApproval(id);
-  if (approval === null || approval.owner !== principal.owner) throw new CofferError('approval_not_found', `no approval "${id}"`);
+  if (approval === null || approval.owner !== principal.owner)
+    throw new CofferError('approval_not_found', `no approval ${approvalIdWords(id)}`);
   // Another agent's request: not named (requireAgentScope would say whose it is).
   if (principal.kind === 'agent' && principal.agentId !== approval.agentId) {
-    throw new CofferError('wrong_agent', 'this request is another agent\'s: only the agent that asked withdraws it');
+    throw new CofferError('wrong_agent', "this request is another agent's: only the agent that asked withdraws it");
   }
   const ended: EndedApproval = { id, owner: approval.owner, agentId: approval.agentId, kind: approval.kind, paymentId: approval.paymentId };
   ctx.store.transaction(() => {
