@@ -98,3 +98,31 @@ export async function spawnDemoApi(dataDir: string): Promise<{ child: ChildProce
   });
   return { child, firstLine, url: /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)?.[1] ?? '' };
 }
+
+/** An owner's POST to a running `coffer serve` (its connection file's owner and key), its answer's body. */
+export const ownerPost = (serve: { url: string }, owner: { owner: string; ownerKey: string }, path: string, body: unknown) =>
+  json(
+    fetch(`${serve.url}${path}?owner=${owner.owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
+
+/** `coffer link --url URL --config FILE` running as a terminal runs it: what it printed so far, its exit, a wait for a line. */
+export function linkInBackground(url: string, configFile: string) {
+  const child = spawn(process.execPath, [CLI, 'link', '--url', url, '--config', configFile], {
+    env: { ...process.env, COFFER_NO_BROWSER: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  /** Waits (10 s at most) until what it printed matches. */
+  const until = async (pattern: RegExp) => {
+    for (let i = 0; i < 200 && !pattern.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    return pattern.exec(output);
+  };
+  return { child, exited, until, output: () => output };
+}

@@ -12,7 +12,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
-import { CLI, json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { CLI, linkInBackground, ownerPost, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
@@ -49,30 +49,28 @@ describe('coffer status, pay, kill, open', () => {
   let owner: { owner: string; ownerKey: string };
   let wallets: { sol: string; base: string };
 
-  beforeAll(async () => {
-    serve = await spawnServe(dataDir);
-    owner = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
-    const post = (path: string, body: unknown) =>
-      json(
-        fetch(`${serve.url}${path}?owner=${owner.owner}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
-      );
-    const deployed = await post('/v1/agents/deploy', { agentId: 'cli-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
-    await post('/v1/agents/deploy', { agentId: 'other-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
-    await post('/v1/agents/cli-agent/allocate', { amount: '2.00' });
-    await post('/v1/agents/cli-agent/allocate', { amount: '1.00', rail: 'base' });
-    wallets = deployed.agent.wallets;
-    writeAgentConfig(configFile, {
-      agentId: 'cli-agent',
+  /** An owner's POST to the running server. */
+  const post = (path: string, body: unknown) => ownerPost(serve, owner, path, body);
+  /** A terminal linked as an agent just deployed: its config written to `file`. */
+  const linkedAs = (file: string, deployed: { agent: { agentId: string; walletAddress: string }; apiKey: string }) =>
+    writeAgentConfig(file, {
+      agentId: deployed.agent.agentId,
       walletAddress: deployed.agent.walletAddress,
       apiKey: deployed.apiKey,
       linkedAt: new Date().toISOString(),
       owner: owner.owner,
       url: serve.url,
     });
+
+  beforeAll(async () => {
+    serve = await spawnServe(dataDir);
+    owner = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+    const deployed = await post('/v1/agents/deploy', { agentId: 'cli-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
+    await post('/v1/agents/deploy', { agentId: 'other-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
+    await post('/v1/agents/cli-agent/allocate', { amount: '2.00' });
+    await post('/v1/agents/cli-agent/allocate', { amount: '1.00', rail: 'base' });
+    wallets = deployed.agent.wallets;
+    linkedAs(configFile, deployed);
   });
   afterAll(async () => {
     serve.child.kill('SIGTERM');
@@ -604,24 +602,9 @@ describe('coffer status, pay, kill, open', () => {
 
   it('short on Solana with the amount on Base and no rail asked: the same payment on Base is the first next step, and pays as typed', async () => {
     const baseOnly = join(dataDir, 'base-only.json');
-    const post = (path: string, body: unknown) =>
-      json(
-        fetch(`${serve.url}${path}?owner=${owner.owner}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
-      );
     const deployed = await post('/v1/agents/deploy', { agentId: 'base-only', dailyBudget: '3.00', maxPerPayment: '1.00' });
     await post('/v1/agents/base-only/allocate', { amount: '0.01', rail: 'base' });
-    writeAgentConfig(baseOnly, {
-      agentId: 'base-only',
-      walletAddress: deployed.agent.walletAddress,
-      apiKey: deployed.apiKey,
-      linkedAt: new Date().toISOString(),
-      owner: owner.owner,
-      url: serve.url,
-    });
+    linkedAs(baseOnly, deployed);
     const funding = `the owner funds this agent's wallet: ${shellCommand(['allocate', 'base-only', 'AMOUNT'])}`;
     const refused = await coffer(['pay', 'demo-quotes', '0.01', '--config', baseOnly]);
     expect(refused.code).toBe(1);
@@ -646,24 +629,13 @@ describe('coffer status, pay, kill, open', () => {
 
   it('link: an agent funded on Base alone is told to pay on Base, and the printed command pays', async () => {
     const linkedFile = join(dataDir, 'linked-on-base.json');
-    const linking = spawn(process.execPath, [CLI, 'link', '--url', serve.url, '--config', linkedFile], {
-      env: { ...process.env, COFFER_NO_BROWSER: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    linking.stdout!.on('data', (chunk) => (output += chunk));
-    linking.stderr!.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => linking.once('exit', resolve));
-    for (let i = 0; i < 200 && !/link\?token=lnk_/.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    const token = /link\?token=(lnk_[\w-]+)/.exec(output)?.[1];
-    expect(token, output).toBeDefined();
-    const completed = await fetch(`${serve.url}/v1/link-sessions/${token}/complete?owner=${owner.owner}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ agentId: 'linked-on-base', fund: '0.50', fundRail: 'base' }),
-    });
-    expect(completed.status).toBe(200);
-    expect(await exited, output).toBe(0);
+    const linking = linkInBackground(serve.url, linkedFile);
+    const token = (await linking.until(/link\?token=(lnk_[\w-]+)/))?.[1];
+    expect(token, linking.output()).toBeDefined();
+    const completed = await post(`/v1/link-sessions/${token}/complete`, { agentId: 'linked-on-base', fund: '0.50', fundRail: 'base' });
+    expect(completed, JSON.stringify(completed)).toMatchObject({ status: 'completed', agentId: 'linked-on-base' });
+    expect(await linking.exited, linking.output()).toBe(0);
+    const output = linking.output();
     expect(output).toContain('Its wallet holds 0.00 USDC on Solana and 0.50 USDC on Base.');
     const payLine = shellCommand(['pay', 'demo-weather', '0.01', '--rail', 'base', '--config', linkedFile]);
     expect(output).toContain(`\n  ${payLine}\n      pay for a service from this wallet\n`);
@@ -896,37 +868,28 @@ describe('coffer link across a restart of the server', () => {
       }),
     );
     let serve = await spawnServe(dataDir, { COFFER_PORT: port });
-    const linking = spawn(process.execPath, [CLI, 'link', '--url', serve.url, '--config', configFile], {
-      env: { ...process.env, COFFER_NO_BROWSER: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    linking.stdout!.on('data', (chunk) => (output += chunk));
-    linking.stderr!.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => linking.once('exit', resolve));
+    const linking = linkInBackground(serve.url, configFile);
     try {
-      const until = async (pattern: RegExp) => {
-        for (let i = 0; i < 200 && !pattern.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(output).toMatch(pattern);
-      };
-      await until(/link\?token=(lnk_[\w-]+)/);
-      const token = /link\?token=(lnk_[\w-]+)/.exec(output)![1]!;
+      const token = (await linking.until(/link\?token=(lnk_[\w-]+)/))?.[1];
+      expect(token, linking.output()).toBeDefined();
       serve.child.kill('SIGTERM');
       await serve.exited;
-      await until(/not answering .* still waiting/);
+      expect(await linking.until(/not answering .* still waiting/), linking.output()).not.toBeNull();
       serve = await spawnServe(dataDir, { COFFER_PORT: port });
-      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
-      const completed = await fetch(`${serve.url}/v1/link-sessions/${token}/complete?owner=${owner}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ agentId: 'survivor' }),
-      });
-      expect(completed.status).toBe(200);
-      expect(await exited).toBe(0);
-      expect(output).toMatch(/Linked as agent survivor/);
+      const completed = await ownerPost(
+        serve,
+        JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')),
+        `/v1/link-sessions/${token}/complete`,
+        {
+          agentId: 'survivor',
+        },
+      );
+      expect(completed, JSON.stringify(completed)).toMatchObject({ status: 'completed', agentId: 'survivor' });
+      expect(await linking.exited).toBe(0);
+      expect(linking.output()).toMatch(/Linked as agent survivor/);
       expect(JSON.parse(readFileSync(configFile, 'utf8'))).toMatchObject({ agentId: 'survivor', url: serve.url });
     } finally {
-      linking.kill();
+      linking.child.kill();
       serve.child.kill('SIGTERM');
       await serve.exited;
       rmSync(dataDir, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import { fundedAgent, micro, tempDataDir } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { payUsdc } from '../helpers/pay.js';
 import { close, listen } from '../helpers/http-server.js';
-import { CLI, json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { CLI, json, ownerPost, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { shellCommand } from '../../server/boot/cli-invocation.js';
 import { decodeReceipt, encodeReceipt, receiptProofMessage } from '../../server/wire/receipts.js';
@@ -85,14 +85,7 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
   let serve: ServeProcess;
   let owner: { owner: string; ownerKey: string };
   let wallet: string;
-  const post = (path: string, body: unknown) =>
-    json(
-      fetch(`${serve.url}${path}?owner=${owner.owner}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    );
+  const post = (path: string, body: unknown) => ownerPost(serve, owner, path, body);
   /** An owner's GET, its answer's body. */
   const ownerGet = (path: string) =>
     json(
