@@ -179,7 +179,13 @@ describe('payments over HTTP on the sim chain', () => {
     expectError(under, 400, 'price_below_registry');
     expect(under.body.error).toMatch(/0\.005.*0\.01/);
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(paidSoFar);
-    expect((await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032' })).status).toBe(200);
+    // At its price a model is still not paid through /pay: /generate buys the image with that payment.
+    expectError(
+      await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032' }),
+      400,
+      'invalid_recipient',
+      /by POST \/v1\/agents\/:agentId\/generate/,
+    );
   });
 
   it('only USDC: an Ethereum currency is told that USDC on Base is paid to an EVM address', async () => {
