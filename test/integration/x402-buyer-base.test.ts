@@ -33,6 +33,8 @@ import { CLI, runCoffer as cli } from '../helpers/serve-process.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -277,6 +279,41 @@ describe('Coffer pays x402 sellers on Base', () => {
     const before = await usdc(agent.base);
     expect((await fetch(v2.url, { headers: { [paid.body.header.name]: tampered } })).status).toBe(402);
     expect(await usdc(agent.base)).toBe(before);
+  });
+
+  it('a seller that takes the paid call and never answers is given up after answerWaitMs: paid_call_failed, the authorization sent once', async () => {
+    const agent = await fundedAgent('base-silence', '1.00');
+    let paidCalls = 0;
+    // The official seller's 402 as it is; the call carrying the payment is taken and never answered.
+    const silentAfterPaying = createServer((req, res) => {
+      if (req.headers['payment-signature'] !== undefined) {
+        paidCalls++;
+        return;
+      }
+      void fetch(v2.url).then(async (answer) => {
+        res.writeHead(answer.status, headersOf(answer));
+        res.end(await answer.text());
+      });
+    });
+    await new Promise<void>((resolve) => silentAfterPaying.listen(0, '127.0.0.1', resolve));
+    const { port } = silentAfterPaying.address() as AddressInfo;
+    const before = { agent: await usdc(agent.base), served: v2.served };
+    try {
+      const url = `http://127.0.0.1:${port}/paid`;
+      const error = await payingFetch(url, {}, { agent: agentOf('base-silence', agent.apiKey), answerWaitMs: 500 }).catch((e) => e);
+      expect(error).toBeInstanceOf(PaymentError);
+      expect({ code: error.code, message: error.message }).toEqual({
+        code: 'paid_call_failed',
+        message: `paid, but ${url} gave no answer within 0.5 s`,
+      });
+      expect(error.details.payment).toMatchObject({ protocol: 'x402', rail: 'base', amount: '0.01', status: 'pending' });
+      expect(paidCalls).toBe(1);
+      // Never settled: nothing moved, the seller served nothing.
+      expect({ agent: await usdc(agent.base), served: v2.served }).toEqual(before);
+    } finally {
+      silentAfterPaying.closeAllConnections();
+      await new Promise((resolve) => silentAfterPaying.close(resolve));
+    }
   });
 
   describe('an offer payable on both rails', () => {

@@ -707,6 +707,38 @@ describe('the 402 flow against the demo paid API', () => {
       }
     });
 
+    it('a seller that takes the paid call and never answers is given up after answerWaitMs: paid_call_failed with the receipt, sent once', async () => {
+      const agent = await fundedAgent(t, 'paid-silence', '1.00');
+      let paidCalls = 0;
+      // The demo API's 402 as it is; the call carrying the receipt is taken and never answered.
+      const silentAfterPaying = createServer((req, res) => {
+        if (req.headers['x-payment'] !== undefined) {
+          paidCalls++;
+          return;
+        }
+        void fetch(`${api.url}/weather`).then(async (answer) => {
+          res.writeHead(answer.status, { 'content-type': 'application/json' });
+          res.end(await answer.text());
+        });
+      });
+      await new Promise<void>((resolve) => silentAfterPaying.listen(0, '127.0.0.1', resolve));
+      const { port } = silentAfterPaying.address() as AddressInfo;
+      try {
+        const url = `http://127.0.0.1:${port}/weather`;
+        const error = await payingFetch(url, {}, { agent: agentOf(agent, 'paid-silence'), answerWaitMs: 500 }).catch((e) => e);
+        expect(error).toBeInstanceOf(PaymentError);
+        expect(error.code).toBe('paid_call_failed');
+        expect(error.message).toBe(`paid, but ${url} gave no answer within 0.5 s`);
+        expect(error.details.payment).toMatchObject({ protocol: 'coffer', amount: '0.01' });
+        // Not sent again: a seller that took the call and said nothing would say nothing again.
+        expect(paidCalls).toBe(1);
+        expect(await history('paid-silence')).toHaveLength(1);
+      } finally {
+        silentAfterPaying.closeAllConnections();
+        await new Promise((resolve) => silentAfterPaying.close(resolve));
+      }
+    });
+
     it('refuses a 402 whose recipient contradicts the registry, or that asks for another network, before paying', async () => {
       const agent = await fundedAgent(t, 'careful', '5.00');
       const elsewhere = await sellerWith((body) => ({ ...body, recipient: OTHER }));

@@ -12,6 +12,7 @@ import { chainWaitOf, whileChainConfirms, waitedFor, type ChainWait } from './ch
 import { timed, cofferOf, unreachableOr, cofferFacts } from './coffer-reach.js';
 import { fundsOnEachRail, withBaseFunds, onBase, railsPayable, checkNetwork, registryListing } from './coffer-terms.js';
 import { sleep, withRetries } from './fetch-retries.js';
+import { callSeller, paidButNoAnswer } from './seller-call.js';
 import { stoppedOf, railOf, networkOf, type PaymentMade, type PaidResponse } from './paid-response.js';
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
@@ -93,9 +94,9 @@ export async function payCoffers402(
   for (let attempt = 0; ; attempt += 1) {
     let response: Response;
     try {
-      response = await withRetries(retries, () => doFetch(url, { ...init, headers }));
+      response = await withRetries(retries, () => callSeller(url, { ...init, headers }, options));
     } catch (error) {
-      throw new PaymentError('paid_call_failed', `paid, but ${url} could not be reached: ${(error as Error).message}`, { payment });
+      throw new PaymentError('paid_call_failed', paidButNoAnswer(url, error), { payment });
     }
     const code = response.status === 402 || response.status === 503 ? await codeOf(response) : null;
     if (code !== null && NOT_YET.has(code) && attempt < 4) {

@@ -11,6 +11,7 @@ import { unpaid, type PaidResponse } from './paid-response.js';
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError } from './payment-error.js';
 import { sellerAsked } from './seller-402.js';
+import { answerWait, callSeller } from './seller-call.js';
 import { payX402Offer } from './x402-offer.js';
 
 /**
@@ -35,17 +36,11 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
     ...(given.onHeld === undefined ? {} : { onHeld: guarded(given.onHeld) }),
     ...(given.onChainWait === undefined ? {} : { onChainWait: guarded(given.onChainWait) }),
   };
-  const doFetch = options.fetch ?? fetch;
   checkCallable(url, init);
+  answerWait(options.answerWaitMs);
   let first: Response;
-  // The answer's status and headers are waited for so long where a wait is given; its body, as long as
-  // the caller reads it.
-  const waitMs = answerWait(options.answerWaitMs);
-  const unanswered = new AbortController();
-  const timer = waitMs === null ? undefined : setTimeout(() => unanswered.abort(new Error(`no answer within ${waitMs / 1000} s`)), waitMs);
   try {
-    const signal = init.signal == null ? unanswered.signal : AbortSignal.any([init.signal, unanswered.signal]);
-    first = await doFetch(url, { ...init, signal });
+    first = await callSeller(url, init, options);
   } catch (error) {
     // Picking a request up, the owner's yes may have paid already (Coffer's 402 is paid at the yes):
     // the request stands, for the next try to pick up again.
@@ -54,8 +49,6 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
         ? 'nothing was paid'
         : `nothing was paid by this call; request ${options.approvalId} stands (a yes to a Coffer 402 paid it at once): try again with it, not without`;
     throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); ${paid}`);
-  } finally {
-    clearTimeout(timer);
   }
   if (first.status !== 402) return unpaid(first);
 
@@ -68,19 +61,4 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   // the one that answered.
   if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
   return payCoffers402(url, init, offer.instructions, options);
-}
-
-/** The longest a timer waits (setTimeout fires at once past it). */
-const LONGEST_WAIT_MS = 2_147_483_647;
-
-/** answerWaitMs as a timer's delay: null where none is given (no limit), refused where no timer can wait it. */
-function answerWait(ms: number | undefined): number | null {
-  if (ms === undefined) return null;
-  if (!Number.isFinite(ms) || ms <= 0 || ms > LONGEST_WAIT_MS) {
-    throw new PaymentError(
-      'invalid_request',
-      `answerWaitMs must be a number of milliseconds from 1 to ${LONGEST_WAIT_MS}, or left out for no limit`,
-    );
-  }
-  return ms;
 }

@@ -14,6 +14,7 @@ import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { approvedFor } from './picked-up.js';
 import { sellerAsked, headersOf, type SellerAsked } from './seller-402.js';
+import { callSeller, paidButNoAnswer } from './seller-call.js';
 
 /**
  * The x402 path: the 402 goes to Coffer as it came, Coffer answers the header to retry with (or
@@ -130,7 +131,7 @@ async function boughtByCoffer(
  */
 async function sellerAfterYes(url: string, init: RequestInit, options: PayingFetchOptions): Promise<Response> {
   try {
-    return await withRetries(options.retries ?? 2, () => (options.fetch ?? fetch)(url, init));
+    return await withRetries(options.retries ?? 2, () => callSeller(url, init, options));
   } catch (error) {
     throw new PaymentError(
       'url_unreachable',
@@ -177,15 +178,14 @@ function askCofferToPay(
 
 /** The call again with the payment's header; a transport failure is retried with the same header. */
 async function paidCall(url: string, init: RequestInit, payment: PaymentMade, options: PayingFetchOptions): Promise<Response> {
-  const doFetch = options.fetch ?? fetch;
   const headers = new Headers(init.headers);
   headers.set(payment.header.name, payment.header.value);
   let response: Response;
   for (let attempt = 0; ; attempt += 1) {
     try {
-      response = await withRetries(options.retries ?? 2, () => doFetch(url, { ...init, headers }));
+      response = await withRetries(options.retries ?? 2, () => callSeller(url, { ...init, headers }, options));
     } catch (error) {
-      throw new PaymentError('paid_call_failed', `paid, but ${url} could not be reached: ${(error as Error).message}`, { payment });
+      throw new PaymentError('paid_call_failed', paidButNoAnswer(url, error), { payment });
     }
     // 503: the seller could not settle yet (its facilitator is busy or still confirming). The same
     // header is presented again; a new payment would be a second one.
@@ -228,7 +228,6 @@ async function signedInCall(
   options: PayingFetchOptions,
   api: CofferClient,
 ): Promise<{ response: Response; address: string } | null> {
-  const doFetch = options.fetch ?? fetch;
   let proof;
   try {
     // The rail asked for names the account to prove first, where the agent paid the seller on both.
@@ -243,7 +242,7 @@ async function signedInCall(
   headers.set(proof.header.name, proof.header.value);
   try {
     // Not followed elsewhere: the proof is for this URL's site only.
-    return { response: await doFetch(url, { ...init, headers, redirect: 'manual' }), address: proof.address };
+    return { response: await callSeller(url, { ...init, headers, redirect: 'manual' }, options), address: proof.address };
   } catch {
     return null;
   }
