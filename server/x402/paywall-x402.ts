@@ -188,9 +188,14 @@ export function createPaywallX402(options: {
       try {
         // Asked again now that it is claimed: found unused before, the nonce may have been paid by
         // another payment since (settled and recorded while this one awaited the facilitator's
-        // word), and this one must be refused before its money moves.
-        if (match.nonce !== '' && options.store.isNonceUsed(match.nonce)) {
-          return refuse('receipt_already_used', 'this nonce was already paid and used');
+        // word), and this one must be refused before its money moves. A v1 payment is recorded
+        // under its claim (its digest): presented again, it is a replay, refused here rather than
+        // left to a facilitator, whose duplicate cache says only "try again" (503).
+        if (claim !== '' && options.store.isNonceUsed(claim)) {
+          return refuse(
+            'receipt_already_used',
+            match.nonce === '' ? 'this payment was already accepted' : 'this nonce was already paid and used',
+          );
         }
         adoptFormerDigest(options.store, claim, asOnChain);
         // The facilitator resumes a settlement it sent by the payment's signature alone: this very
@@ -220,7 +225,7 @@ export function createPaywallX402(options: {
           return settlement;
         }
         const authorization = rail === 'base' ? await authorizationRan(base!, payload, settlement.settled.transaction) : null;
-        const acceptance = recorded(options.store, rail, payload, match, settlement, route.now, authorization);
+        const acceptance = recorded(options.store, rail, payload, { ...match, claim }, settlement, route.now, authorization);
         if (acceptance.ok && claim !== '') forgetSettlement(options.store, claim, options.log);
         return acceptance;
       } finally {
@@ -423,7 +428,8 @@ function recorded(
   store: PaywallStore,
   rail: Rail,
   payload: PaymentPayload,
-  match: PaymentMatch,
+  /** `claim`: what the payment uses up (claimOf), beside its transaction. */
+  match: PaymentMatch & { claim: string },
   { settled, payer }: Settlement,
   now: number,
   /**
@@ -433,14 +439,16 @@ function recorded(
    */
   authorization: string | null,
 ): X402Acceptance | X402Refusal {
-  const { amount, nonce } = match;
+  const { amount, nonce, claim } = match;
   // An EVM transaction hash in one spelling (Coffer receipts name it in lower case): one
   // transaction is one answer however the facilitator spells it.
   const transaction = /^0x[0-9a-fA-F]{64}$/.test(settled.transaction) ? settled.transaction.toLowerCase() : settled.transaction;
   const accepted = store.accept({
     txSignature: transaction,
     ...(authorization === null ? {} : { authorization }),
-    nonce: nonce === '' ? `x402:${settled.transaction}${authorization === null ? '' : `:${authorization}`}` : nonce,
+    // A v1 payment names no nonce of the paywall's: it uses up its claim (claimOf: `v1:` and its
+    // digest), found used when it is presented again; one of no claim, its transaction.
+    nonce: nonce !== '' ? nonce : claim !== '' ? claim : `x402:${settled.transaction}${authorization === null ? '' : `:${authorization}`}`,
     payer,
     amount,
     acceptedAt: now,

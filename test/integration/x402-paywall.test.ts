@@ -170,16 +170,35 @@ describe("x402 clients pay Coffer's paywall", () => {
     expect(await usdc(seller)).toBe(before.seller + micro('0.01'));
   });
 
-  it('an x402-fetch (v1) buyer pays and gets the answer once', async () => {
+  it('an x402-fetch (v1) buyer pays and gets the answer once; a replay is refused at once as used', async () => {
     const buyer = await walletWithSecret();
     await cluster.mintUsdc(buyer.signer.address, micro('1'));
     const before = { seller: await usdc(seller), served };
     const signer = await createSigner('solana-devnet', buyer.secret);
-    const paidFetch = wrapFetchWithPaymentV1(fetch, signer, undefined, undefined, { svmConfig: { rpcUrl: cluster.url } });
+    let lastPaymentHeader = '';
+    const recording: typeof fetch = async (input, init) => {
+      const header = new Headers(init?.headers).get('x-payment') ?? (input instanceof Request ? input.headers.get('x-payment') : null);
+      if (header) lastPaymentHeader = header;
+      return fetch(input, init);
+    };
+    const paidFetch = wrapFetchWithPaymentV1(recording, signer, undefined, undefined, { svmConfig: { rpcUrl: cluster.url } });
     const response = await paidFetch(`${api.url}/data`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ data: 'sold', payer: buyer.signer.address });
     expect(response.headers.get('x-payment-response')).toBeTruthy();
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(seller)).toBe(before.seller + micro('0.01'));
+
+    // A v1 payment names no nonce of the paywall's: it is known by its digest, not left to the
+    // facilitator (whose duplicate cache said "try again", 503, until the blockhash ran out).
+    for (const header of ['x-payment', 'payment-signature']) {
+      const replay = await fetch(`${api.url}/data`, { headers: { [header]: lastPaymentHeader } });
+      expect({ header, status: replay.status, code: ((await replay.json()) as any).code }).toEqual({
+        header,
+        status: 402,
+        code: 'receipt_already_used',
+      });
+    }
     expect(served).toBe(before.served + 1);
     expect(await usdc(seller)).toBe(before.seller + micro('0.01'));
   });
