@@ -124,6 +124,12 @@ module.exports = {
       '^server/(chain|keys|providers|cli|mcp|boot|x402|backup)/|^server/store/(?!sign-in-store\\.ts$)',
     ),
     never(
+      'linked-agent-stands-alone',
+      "The linked agent's credentials are read by the CLI, MCP and coffer/client alike: server/linked-agent imports nothing else of the server.",
+      '^server/linked-agent/',
+      `^(electron|renderer)/|${SERVER_OUTSIDE('linked-agent/')}`,
+    ),
+    never(
       'cli-opens-no-desktop',
       'The CLI reaches the desktop app through the launch wiring in server/boot, never the Electron door.',
       '^server/cli/',

@@ -6,7 +6,7 @@
  */
 export { payingFetch } from '../x402/paying-fetch/paying-fetch.js';
 export { PaymentError } from '../x402/paying-fetch/payment-error.js';
-export { linkedAgent } from '../linked-agent/paying-agent.js';
+export { linkedAgent } from './linked-agent.js';
 export type { PaidResponse, PaymentMade } from '../x402/paying-fetch/paid-response.js';
 export type { PayingAgent, PayingFetchOptions } from '../x402/paying-fetch/paying-fetch-options.js';
 export type { PaymentErrorCode } from '../x402/paying-fetch/payment-error.js';

@@ -1,5 +1,9 @@
+/**
+ * `linkedAgent()` of `coffer/client`: the linked agent's credentials (server/linked-agent) as payingFetch
+ * takes them.
+ */
 import type { PayingAgent } from '../x402/paying-fetch/paying-fetch-options.js';
-import { agentCredentials, defaultConfigPath, readAgentConfig } from './agent-config.js';
+import { agentCredentials, defaultConfigPath, readAgentConfig } from '../linked-agent/agent-config.js';
 
 /**
  * The agent an agent's code pays as, read as the `coffer` command reads it: from `configPath` when

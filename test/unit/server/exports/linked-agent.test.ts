@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { linkedAgent } from '../../../../server/linked-agent/paying-agent.js';
+import { linkedAgent } from '../../../../server/exports/linked-agent.js';
 import { writeAgentConfig } from '../../../../server/linked-agent/agent-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'coffer-paying-agent-'));
