@@ -9,7 +9,7 @@ import type { ElectronApi } from './electron-api.js';
  * roles (copy and paste in the page need them on macOS), zoom and the window's roles.
  * `stopAll` is null until the engine runs (the first start's window): the brake is not offered then.
  */
-export function appMenuTemplate(options: {
+function appMenuTemplate(options: {
   platform: NodeJS.Platform;
   stopAll: (() => void) | null;
   quit: () => void;

@@ -78,7 +78,7 @@ export function createBackupWriter(deps: {
 const FOLDER_ERRORS = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
 
 /** `coffer-backup-devnet-2026-11-23-101500.coffer` (UTC), `…-2.coffer` for a second one that second. */
-export function backupFileName(network: string, at: number, copy = 1): string {
+function backupFileName(network: string, at: number, copy = 1): string {
   const stamp = new Date(at)
     .toISOString()
     .replace(/\.\d+Z$/, '')

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
  * The Coffer already running for a data dir, as its connection file says, when its process is alive:
  * so a second start can say where the first one is instead of only that something is in the way.
  */
-export function runningCoffer(dataDir: string): { url: string; pid: number } | null {
+function runningCoffer(dataDir: string): { url: string; pid: number } | null {
   try {
     const { url, pid } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { url?: unknown; pid?: unknown };
     if (typeof url !== 'string' || typeof pid !== 'number') return null;

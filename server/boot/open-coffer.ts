@@ -108,7 +108,7 @@ async function x402BuyerFor(
 }
 
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
-export function networkToReopen(recorded: string | null, dataDir: string): string {
+function networkToReopen(recorded: string | null, dataDir: string): string {
   if (recorded === null || recorded === 'sim' || Object.hasOwn(NAMED_RPC_NETWORKS, recorded)) return recorded ?? 'sim';
   if (recorded === DEMO_LOCALNET) throw new Error(demoDataDir(dataDir));
   throw new Error(`the data dir ${dataDir} holds a ${recorded} treasury: start it with --network and that cluster's RPC URL`);

@@ -18,9 +18,6 @@ export interface AwaitingApproval {
 
 export type Outcome<T> = Done<T> | AwaitingApproval;
 
-/** What a request answers once carried out (the 200 body), from its outcome's type. */
-export type ResultOf<O> = O extends Done<infer T> ? T : never;
-
 export const done = <T>(result: T): Done<T> => ({ kind: 'done', result });
 
 /** The result of a request only the owner made (the owner's requests never wait for approval). */

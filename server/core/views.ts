@@ -72,7 +72,7 @@ export const spendRecordView = (payment: PaymentRecord, approvedAt: number | nul
 });
 
 /** Clock time in the machine's local time zone: the dashboard is read on this machine. */
-export const clockTime = (ms: number): string => {
+const clockTime = (ms: number): string => {
   const date = new Date(ms);
   return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
 };

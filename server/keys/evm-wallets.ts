@@ -5,9 +5,9 @@ import { signingInProcess, type EvmSigningThread } from './evm-signing-thread.js
 import type { SecretBackend } from './secret-backend.js';
 
 /** An EVM account's private key (0x and 64 hex digits), filed under its checksummed address. */
-export const evmKeyAccount = (address: string): string => `evm-wallet:${address}`;
+const evmKeyAccount = (address: string): string => `evm-wallet:${address}`;
 /** Which EVM account goes with a wallet (named by its Solana address): the account's address. */
-export const evmOfWalletAccount = (wallet: string): string => `evm-wallet-of:${wallet}`;
+const evmOfWalletAccount = (wallet: string): string => `evm-wallet-of:${wallet}`;
 
 const PRIVATE_KEY = /^0x[0-9a-f]{64}$/;
 

@@ -71,8 +71,6 @@ export const isSolanaAddress = (text: string): boolean => ADDRESS_PATTERN.test(t
 export const isTransactionSignature = (text: string): boolean =>
   /^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(text) && bs58.decodeUnsafe(text)?.length === 64;
 
-export const addressSchema = z.string().refine(isSolanaAddress, 'is not a Solana address (base58, 32 bytes)');
-
 /** USDC refuses a transfer to the EVM zero address: a recipient, or an allowed service, that is it pays no one. */
 const ZERO_ADDRESS_WORDS = 'is the EVM zero address, which USDC refuses to pay';
 

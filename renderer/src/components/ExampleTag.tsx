@@ -2,8 +2,7 @@
  * An example listing: its endpoint is on the reserved `.example` domain, so no API answers there
  * (the registry lists them on the embedded chain only, to try policies with).
  */
-export const isExample = (endpoint: string | undefined) =>
-  endpoint !== undefined && /^[A-Z]+ https?:\/\/[^/]*\.example(?=[/:?]|$)/.test(endpoint);
+const isExample = (endpoint: string | undefined) => endpoint !== undefined && /^[A-Z]+ https?:\/\/[^/]*\.example(?=[/:?]|$)/.test(endpoint);
 
 /** The badge an example listing carries wherever it is listed (the registry, a policy's services). */
 export function ExampleTag({ endpoint }: { endpoint: string | undefined }) {

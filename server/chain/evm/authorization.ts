@@ -6,17 +6,7 @@
  * transfer's row keeps while it is pending (its `txWire`, this module's encoding), and its nonce names
  * it until the transaction that carried it is known.
  */
-import {
-  hashTypedData,
-  isAddress,
-  isHex,
-  keccak256,
-  recoverTypedDataAddress,
-  stringToHex,
-  type Address,
-  type Hex,
-  type LocalAccount,
-} from 'viem';
+import { isAddress, isHex, keccak256, recoverTypedDataAddress, stringToHex, type Address, type Hex, type LocalAccount } from 'viem';
 
 /** The token's EIP-712 domain as the chain answers it (name and version read from the token, never assumed). */
 export interface TokenDomain {
@@ -88,10 +78,6 @@ export async function signAuthorization(
   });
   return { ...unsigned, from: account.address, signature };
 }
-
-/** The EIP-712 digest the payer signed (what the token checks). */
-export const authorizationDigest = (a: SignedAuthorization): Hex =>
-  hashTypedData({ domain: a.domain, types: TRANSFER_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message: messageOf(a) });
 
 /** Whether the signature is the payer's over exactly these terms. */
 export async function isSignedByPayer(a: SignedAuthorization): Promise<boolean> {

@@ -85,7 +85,7 @@ function railLine(rail: Rail | null): string {
 }
 
 /** Where Bazaar discovery stands, in a few lines. */
-export function bazaarLines(bazaar: Bazaar): string {
+function bazaarLines(bazaar: Bazaar): string {
   if (bazaar.facilitator === null)
     return 'bazaar     off (coffer settings --bazaar https://<facilitator> lists its x402 services in the registry)\n';
   const lines = [`bazaar     ${bazaar.facilitator}`];

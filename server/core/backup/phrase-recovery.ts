@@ -15,7 +15,7 @@ import { limitsOnly } from '../../wire/policy/policy.js';
 const RECOVERED_POLICY: Policy = limitsOnly(1n, 1n);
 
 /** The agent id of the wallet at a derivation index. */
-export const recoveredAgentId = (index: number) => `wallet-${index}`;
+const recoveredAgentId = (index: number) => `wallet-${index}`;
 
 /**
  * A treasury brought back from its recovery phrase into an empty ledger: the phrase's first wallet,

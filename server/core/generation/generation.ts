@@ -18,7 +18,7 @@ import type { AgentStoppedByIt } from '../../wire/answers/payments.js';
 /** The registry id every generation is paid to (and that an allowedServices list must name). */
 export const IMAGE_SERVICE_ID = 'image-generate';
 
-export const refundView = (refund: RefundRecord): TaskRefund => ({
+const refundView = (refund: RefundRecord): TaskRefund => ({
   amount: formatUsdc(refund.amount),
   currency: 'USDC' as const,
   status: refund.status,
@@ -27,7 +27,7 @@ export const refundView = (refund: RefundRecord): TaskRefund => ({
   timestamp: iso(refund.settledAt ?? refund.createdAt),
 });
 
-export const taskView = (task: GenerationTask, refund: RefundRecord | null = null): TaskView => ({
+const taskView = (task: GenerationTask, refund: RefundRecord | null = null): TaskView => ({
   taskId: task.id,
   status: task.status,
   estimatedCost: formatUsdc(task.estimatedCost),

@@ -5,7 +5,9 @@
  * approved), chain-lookup.ts (a transfer read off the chain, for a paid API checking a receipt).
  * Every payment is judged in the one order of judge.ts, moved by move.ts through the one transfer
  * lifecycle (transfers/lifecycle.ts), refused by refusals.ts's decisions (written down by
- * refusal-log.ts), and answered by payment-result.ts. A held payment the owner approves is paid by
+ * refusal-log.ts), and answered by payment-result.ts. Whom a payment may go to, at every door, is
+ * paid-to.ts's; which of an x402 offer's entries Coffer pays on a rail (shared with the Bazaar's
+ * listing), x402-payable.ts's. A held payment the owner approves is paid by
  * held.ts payHeld; the approvals reach it through generation/app.ts, which pays one that buys an image
  * together with its task.
  */

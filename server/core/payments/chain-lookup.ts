@@ -4,7 +4,7 @@ import type { EngineContext } from '../context.js';
 import type { TransferFound } from '../ports/chain.js';
 import type { ChainTransfer, TransactionLookup } from '../../wire/answers/chain.js';
 
-export const transferView = (transfer: TransferFound): ChainTransfer => ({
+const transferView = (transfer: TransferFound): ChainTransfer => ({
   txSignature: transfer.txSignature,
   succeeded: transfer.succeeded,
   error: transfer.error,

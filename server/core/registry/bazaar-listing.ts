@@ -33,16 +33,6 @@ const TAG_CHARS = 32;
 /** Query parameters named in an endpoint at most. */
 const MAX_QUERY_PARAMS = 10;
 
-/** Why an item of the list is not in the registry (counted by reason in the Bazaar's status). */
-export const LEFT_OUT_REASONS = [
-  'invalid',
-  'not_http',
-  'other_network',
-  'not_usdc',
-  'not_exact',
-  'duplicate',
-  'over_limit',
-] as const satisfies readonly LeftOutReason[];
 export type { LeftOutReason };
 export type LeftOut = Record<LeftOutReason, number>;
 export const noneLeftOut = (): LeftOut => ({

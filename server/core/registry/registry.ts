@@ -20,7 +20,7 @@ const servedEndpoint = (endpoint: string, demoApiUrl: string | null): string =>
   demoApiUrl !== null && endpoint.includes(`${DEMO_API_LISTED_URL}/`) ? endpoint.replace(DEMO_API_LISTED_URL, demoApiUrl) : endpoint;
 
 /** A service as the registry answers it, its endpoint where it is served now (servedEndpoint). */
-export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = null): CatalogService => ({
+const serviceView = (service: ServiceRecord, demoApiUrl: string | null = null): CatalogService => ({
   id: service.id,
   name: service.name,
   description: service.description,
@@ -34,7 +34,7 @@ export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = 
   base: service.base,
 });
 
-export const modelView = (model: ModelRecord): Model => ({
+const modelView = (model: ModelRecord): Model => ({
   id: model.id,
   displayName: model.displayName,
   provider: model.provider,

@@ -77,7 +77,7 @@ async function rotateOwnerKey(ctx: EngineContext, owner: string): Promise<string
   return ownerKey;
 }
 
-export const depositView = (deposit: DepositRecord): Deposit => ({
+const depositView = (deposit: DepositRecord): Deposit => ({
   id: deposit.id,
   rail: deposit.rail,
   txSignature: deposit.txSignature ?? '',

@@ -17,8 +17,9 @@ import { PaymentError } from './payment-error.js';
  * The rail Coffer's own 402 is paid on where the agent asked none, where it offers Base on the chain
  * this Coffer pays Base on: the owner's preferred rail (settings, read with the wallets) where the
  * agent's wallet there holds the amount free, else the other where its wallet does (Solana first
- * with no preference), else Solana (whose refusal then names both), as Coffer chooses an x402
- * purchase's rail. `null` where there is nothing to choose (Solana alone offered, or Base on another
+ * with no preference), as Coffer chooses an x402 purchase's rail. Where neither does, Solana, not the
+ * preferred rail as Coffer's x402 choice has it: Coffer's 402 is paid through /pay, whose refusal on
+ * Solana alone names Base's figure beside it (withBaseFunds). `null` where there is nothing to choose (Solana alone offered, or Base on another
  * chain): paid on Solana, as before. The wallets are read, not reserved: a payment that reserved
  * meanwhile is Coffer's to refuse.
  */
