@@ -13,6 +13,15 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.inf
 }
 
 /**
+ * A read's query (req.query), held to its strict schema: every parameter but the owner's key, which
+ * principal.ts reads.
+ */
+export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string, unknown>): z.infer<T> {
+  const { owner: _owner, ...asked } = query;
+  return parseWith(schema, asked);
+}
+
+/**
  * Refuses any body on a POST that takes none (400 invalid_request), before anything is done: an
  * archive sent `{"agentId": "other"}` must not quietly archive the agent in its path. Unlike the
  * other bodies, JSON `null` is not read as empty here.

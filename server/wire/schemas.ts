@@ -20,9 +20,10 @@ const UNKNOWN_NAME_CHARS = 60;
  * An object of a request, strict: a field it does not know is refused by name, with the field it most
  * likely meant (`unknown field "ammount" (did you mean "amount"?)`); describeIssues says it before what
  * is then missing, since a typo is usually why a required field is absent. Every door (HTTP, MCP, the
- * dashboard's forms) reads the same words, written here once.
+ * dashboard's forms) reads the same words, written here once. A query's are its parameters
+ * (`unknown query parameter "stauts"`).
  */
-export const strictFields = <const S extends z.core.$ZodLooseShape>(shape: S) =>
+export const strictFields = <const S extends z.core.$ZodLooseShape>(shape: S, noun: 'field' | 'query parameter' = 'field') =>
   z.strictObject(shape, {
     error: (issue) => {
       if (issue.code !== 'unrecognized_keys') return undefined;
@@ -34,7 +35,7 @@ export const strictFields = <const S extends z.core.$ZodLooseShape>(shape: S) =>
         .slice(0, UNKNOWN_NAMED)
         .map((key) => `${JSON.stringify(key.slice(0, UNKNOWN_NAME_CHARS))}${didYouMean(key, candidates)}`);
       const more = issue.keys.length > UNKNOWN_NAMED ? ` and ${issue.keys.length - UNKNOWN_NAMED} more` : '';
-      return `unknown field${issue.keys.length === 1 ? '' : 's'} ${named.join(', ')}${more}`;
+      return `unknown ${noun}${issue.keys.length === 1 ? '' : 's'} ${named.join(', ')}${more}`;
     },
   });
 
@@ -473,10 +474,17 @@ const limitQuery = (max: number) => {
     .optional();
 };
 
-export const spendHistoryQuerySchema = z.object({ limit: limitQuery(LIST_LIMITS.spendHistory) });
-export const taskListQuerySchema = z.object({ limit: limitQuery(LIST_LIMITS.tasks) });
+/**
+ * A read's query, strict: a parameter it does not take is refused by name, as a body's unknown field
+ * is (a misspelled filter would answer unfiltered). The owner's key (`?owner=`) is read before, by the
+ * HTTP door, and is no read's parameter.
+ */
+const queryOf = <const S extends z.core.$ZodLooseShape>(shape: S) => strictFields(shape, 'query parameter');
 
-export const searchQuerySchema = z.object({
+export const spendHistoryQuerySchema = queryOf({ limit: limitQuery(LIST_LIMITS.spendHistory) });
+export const taskListQuerySchema = queryOf({ limit: limitQuery(LIST_LIMITS.tasks) });
+
+export const searchQuerySchema = queryOf({
   q: z.string().max(200, 'must be at most 200 characters').optional(),
   limit: limitQuery(LIST_LIMITS.search),
 });
@@ -565,13 +573,13 @@ export const linkClearBodySchema = strictFields({
     .optional(),
 });
 
-export const approvalsQuerySchema = z.object({
+export const approvalsQuerySchema = queryOf({
   status: z.enum(['pending', 'approved', 'denied', 'expired', 'failed', 'withdrawn']).optional(),
 });
 
 /** The longest a read of a request waits for the owner's decision (`?wait=`): spares polling, and no proxy times it out. */
 export const MAX_WAIT_SECONDS = 60;
-export const approvalReadQuerySchema = z.object({
+export const approvalReadQuerySchema = queryOf({
   wait: z
     .string()
     .regex(/^\d+$/, `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`)
@@ -580,7 +588,7 @@ export const approvalReadQuerySchema = z.object({
     .optional(),
 });
 
-export const servicesQuerySchema = z.object({ payTo: recipientSchema });
+export const servicesQuerySchema = queryOf({ payTo: recipientSchema });
 
 /** Which stable error code a problem with each field maps to (API.md's error table). */
 const FIELD_CODES: Record<string, string> = {

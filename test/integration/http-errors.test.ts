@@ -680,6 +680,32 @@ describe('HTTP errors and guards', () => {
       expect(await snapshot()).toEqual(before);
     });
 
+    it('a query parameter a filtering read does not take is refused by name, not ignored (its answer would be unfiltered)', async () => {
+      const agent = await deployAgent(t, 'query-typos');
+      const refused = [
+        ['/v1/approvals?stauts=pending', 'unknown query parameter "stauts" (did you mean "status"?)'],
+        ['/v1/approvals?status[]=pending', 'unknown query parameter "status[]" (did you mean "status"?)'],
+        ['/v1/approvals/apr_x?wiat=5', 'unknown query parameter "wiat" (did you mean "wait"?)'],
+        ['/v1/agents/query-typos/spend-history?limt=1', 'unknown query parameter "limt" (did you mean "limit"?)'],
+        ['/v1/agents/query-typos/tasks?limit=1&x=1', 'unknown query parameter "x"'],
+        ['/v1/services/search?query=weather', 'unknown query parameter "query"'],
+        ['/v1/services?payto=93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', 'unknown query parameter "payto" (did you mean "payTo"?)'],
+      ] as const;
+      for (const [path, words] of refused) {
+        const response = await t.api('GET', t.withOwner(path));
+        expect({ path, status: response.status, body: response.body }).toEqual({
+          path,
+          status: 400,
+          body: { code: 'invalid_request', error: words },
+        });
+      }
+      // What the client sends is read as before, the owner's key among it, and an agent's key too.
+      expect((await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).status).toBe(200);
+      expect((await t.api('GET', t.withOwner('/v1/services/search?q=weather&limit=2'))).status).toBe(200);
+      const byAgent = await t.api('GET', t.withOwner('/v1/agents/query-typos/spend-history?limit=1'), { key: agent.apiKey });
+      expect(byAgent.status, JSON.stringify(byAgent.body)).toBe(200);
+    });
+
     it('arrays in ?owner are 400 invalid_owner', async () => {
       for (const path of ['/v1/dashboard', '/v1/agents', '/v1/agents/bystander/balance']) {
         const response = await t.api('GET', `${path}?owner=${t.owner}&owner=${t.owner}`);

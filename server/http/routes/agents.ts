@@ -9,7 +9,7 @@ import {
   spendHistoryQuerySchema,
 } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { agentIdParam, noBody, parseWith } from '../validate.js';
+import { agentIdParam, noBody, parseQuery, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
 import { sendJsonInSlices } from '../json-in-slices.js';
 
@@ -87,7 +87,7 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
   });
   router.get('/agents/:agentId/spend-history', (req, res) => {
     const p = principal(req);
-    const { limit } = parseWith(spendHistoryQuerySchema, { limit: req.query.limit });
+    const { limit } = parseQuery(spendHistoryQuerySchema, req.query);
     res.json(engine.spendHistory(p, agentIdParam(req.params.agentId), limit));
   });
   return router;

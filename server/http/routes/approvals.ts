@@ -1,20 +1,20 @@
 import { Router } from 'express';
 import { approvalReadQuerySchema, approvalsQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { noBody, parseWith } from '../validate.js';
+import { noBody, parseQuery } from '../validate.js';
 
 /** The owner's inbox of agents' requests; an agent may read its own request (and collect a deployed agent's key), and withdraw it while it waits. */
 export function approvalRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
   router.get('/approvals', (req, res) => {
     const p = principal(req);
-    const { status } = parseWith(approvalsQuerySchema, { status: req.query.status });
+    const { status } = parseQuery(approvalsQuerySchema, req.query);
     res.json(engine.approvals(p, status ?? null));
   });
   // ?wait=N (seconds, at most 60): answered once the request is decided, or when N runs out (a long poll).
   router.get('/approvals/:id', async (req, res) => {
     const p = principal(req);
-    const { wait } = parseWith(approvalReadQuerySchema, { wait: req.query.wait });
+    const { wait } = parseQuery(approvalReadQuerySchema, req.query);
     res.json(await engine.approval(p, String(req.params.id), wait));
   });
   router.post('/approvals/:id/approve', async (req, res) => {

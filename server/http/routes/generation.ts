@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { generateBodySchema, idempotencyHeaderSchema, taskListQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { agentIdParam, parseWith } from '../validate.js';
+import { agentIdParam, parseQuery, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
 
 /** Image generation: accepted (and paid) at once, polled until success or failed. */
@@ -16,7 +16,7 @@ export function generationRoutes({ engine, principal }: RouteDeps): Router {
   });
   router.get('/agents/:agentId/tasks', (req, res) => {
     const p = principal(req);
-    const { limit } = parseWith(taskListQuerySchema, { limit: req.query.limit });
+    const { limit } = parseQuery(taskListQuerySchema, req.query);
     res.json(engine.tasks(p, agentIdParam(req.params.agentId), limit));
   });
   router.get('/agents/:agentId/tasks/:taskId', (req, res) => {

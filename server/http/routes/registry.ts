@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { searchQuerySchema, servicesQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseWith } from '../validate.js';
+import { parseQuery } from '../validate.js';
 
 /**
  * The registry (service search, one service, the model list) and the chain lookup paid APIs verify
@@ -10,11 +10,11 @@ import { parseWith } from '../validate.js';
 export function registryRoutes({ engine }: RouteDeps): Router {
   const router = Router();
   router.get('/services/search', async (req, res) => {
-    const { q, limit } = parseWith(searchQuerySchema, { q: req.query.q, limit: req.query.limit });
+    const { q, limit } = parseQuery(searchQuerySchema, req.query);
     res.json(await engine.searchServices(q ?? '', limit));
   });
   router.get('/services', (req, res) => {
-    const { payTo } = parseWith(servicesQuerySchema, { payTo: req.query.payTo });
+    const { payTo } = parseQuery(servicesQuerySchema, req.query);
     res.json(engine.servicesPaidTo(payTo));
   });
   router.get('/services/:serviceId', (req, res) => {
