@@ -1,5 +1,6 @@
 import { requireAgentScope, requireOwner, type Principal } from '../auth.js';
-import { DAY_MS, type ContextWith, type EngineContext } from '../context.js';
+import { type ContextWith, type EngineContext } from '../context.js';
+import { dailyWindow } from '../../wire/policy/windows.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc, tryParseUsdc } from '../../wire/money.js';
 import { promisedAway } from '../wallet-balance.js';
@@ -22,7 +23,7 @@ import type { AgentList, AgentRow, Balance } from '../../wire/answers/agents.js'
 export function agentsAtRest(ctx: EngineContext, principal: Principal) {
   requireOwner(principal);
   const { owner } = principal;
-  const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
+  const totals = ctx.store.spendTotals(owner, dailyWindow(ctx.clock.now()).after);
   const policies = ctx.store.listPolicies(owner);
   const agents = ctx.store.listAgents(owner);
   const baseWallets = ctx.store.railWallets(
@@ -83,7 +84,7 @@ export async function agentRows(
   base: BaseReads = baseReads(ctx),
 ): Promise<{ rows: AgentRow[]; spent24h: bigint; held24h: bigint }> {
   const agents = ctx.store.listAgents(owner);
-  const since = ctx.clock.now() - DAY_MS;
+  const since = dailyWindow(ctx.clock.now()).after;
   let spent24h = 0n;
   let held24h = 0n;
   const row = (

@@ -1,7 +1,8 @@
 import { railWalletsOf } from '../rails.js';
 import { baseReads } from '../base-reads.js';
 import { requireOwner, type Principal } from '../auth.js';
-import { DAY_MS, type ContextWith } from '../context.js';
+import { type ContextWith } from '../context.js';
+import { dailyWindow } from '../../wire/policy/windows.js';
 import { approvedAtOf } from '../payments/held-approved.js';
 import type {
   AgentStore,
@@ -42,7 +43,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
   const unlisted = archived.filter((agent) => !listed.has(agent.agentId)).map((agent) => agent.agentId);
   let [spentToday, heldToday] = [spent24h, held24h];
   if (unlisted.length > 0) {
-    for (const totals of ctx.store.spendTotals(principal.owner, ctx.clock.now() - DAY_MS, unlisted).values()) {
+    for (const totals of ctx.store.spendTotals(principal.owner, dailyWindow(ctx.clock.now()).after, unlisted).values()) {
       spentToday += totals.spentSince;
       heldToday += totals.heldSince;
     }

@@ -26,7 +26,8 @@
 import { timeZoneOf } from '../settings.js';
 import { refuse, type Refusal } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
-import { DAY_MS, type BalanceReading, type EngineContext } from '../context.js';
+import { type BalanceReading, type EngineContext } from '../context.js';
+import { dailyWindow } from '../../wire/policy/windows.js';
 import { freeBalance } from '../wallet-balance.js';
 import { getAgentOrThrow, stoppedRefusal } from '../agent-lookup.js';
 import { walletOfRecipient } from '../rails.js';
@@ -126,14 +127,14 @@ function judgePolicy(
   // agent_spend_* tables in server/store/schema.ts).
   const policy = ctx.store.getPolicy(owner, agentId);
   const ask = budgetedOf(asked);
-  const spentInWindow = ctx.store.spentSince(owner, agentId, now - DAY_MS);
+  const spentInWindow = ctx.store.spentSince(owner, agentId, dailyWindow(now).after);
   // The owner's yes to a held payment is not the agent's pace: the cooldown does not apply to it.
   const lastPaymentAt = asked.approved === true ? null : ctx.store.lastPaymentAt(owner, agentId);
   let refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow }, ask);
   // Over the daily budget where some of it waits for the owner's yes: said apart (counted, not paid),
   // read only on this refusal, off every other payment's path.
   if (refused?.code === 'daily_budget_exceeded') {
-    const heldInWindow = ctx.store.heldSince(owner, agentId, now - DAY_MS);
+    const heldInWindow = ctx.store.heldSince(owner, agentId, dailyWindow(now).after);
     if (heldInWindow > 0n) refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow, heldInWindow }, ask);
   }
   const usages = refused === null ? usagesFor(ctx, owner, agentId, policy, ask) : [];

@@ -7,7 +7,7 @@
 import { describeBudget } from '../../wire/policy/budget.js';
 import { inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import { formatUsdc } from '../../wire/money.js';
-import { DAY_MS } from '../context.js';
+import { dailyWindow } from '../../wire/policy/windows.js';
 
 /** A budget as the owner is told of it: the daily budget, or one of the policy's budgets. */
 export interface BudgetStanding {
@@ -36,8 +36,7 @@ export const dailyStanding = (limit: bigint, used: bigint, now: number): BudgetS
   limit,
   used,
   counts: 'amount',
-  // As the daily budget counts: a payment exactly 24 h old is out.
-  from: now - DAY_MS + 1,
+  from: dailyWindow(now).from,
 });
 
 /** One of the policy's budgets with what its window has spent. */

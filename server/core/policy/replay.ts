@@ -12,12 +12,11 @@
  * worker thread over its own read-only connection (server/boot/policy-replay-worker.ts), the
  * in-memory ledger in process (replaysInProcess).
  */
-import { DAY_MS } from '../context.js';
 import { firstRefusal } from './rules.js';
 import { holdReason } from './holds.js';
 import { budgetRefusal, inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import type { Budget, BudgetScope } from '../../wire/policy/budget.js';
-import { windowSpan, type WindowSpan } from '../../wire/policy/windows.js';
+import { dailyWindow, windowSpan, type WindowSpan } from '../../wire/policy/windows.js';
 import { formatUsdc } from '../../wire/money.js';
 import { iso } from '../../wire/views.js';
 import type { CountedPayment, RegistryStore, TransferStore } from '../ports/store.js';
@@ -185,7 +184,7 @@ function replay(
     if (payment.createdAt >= judgedFrom) {
       judged += 1;
       const now = payment.createdAt;
-      lastDay.read(now - DAY_MS + 1);
+      lastDay.read(dailyWindow(now).from);
       const refusal =
         firstRefusal(policy, { now, lastPaymentAt, spentInWindow: BigInt(lastDay.amount) }, asked) ??
         budgetsRefusal(budgets, asked, amount, now, timeZone);

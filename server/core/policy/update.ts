@@ -1,6 +1,7 @@
 import { CofferError, refuse } from '../../wire/errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from '../auth.js';
-import { DAY_MS, audit, type EngineContext } from '../context.js';
+import { audit, type EngineContext } from '../context.js';
+import { dailyWindow } from '../../wire/policy/windows.js';
 import { requestApproval } from '../approvals/requests.js';
 import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
 import { done, type Outcome } from '../outcome.js';
@@ -35,8 +36,8 @@ function policyAnswer(ctx: EngineContext, agent: AgentRecord, policy: Policy): P
   return {
     agentId,
     policy: policyView(policy),
-    spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, ctx.clock.now() - DAY_MS)),
-    held24h: formatUsdc(ctx.store.heldSince(owner, agentId, ctx.clock.now() - DAY_MS)),
+    spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, dailyWindow(ctx.clock.now()).after)),
+    held24h: formatUsdc(ctx.store.heldSince(owner, agentId, dailyWindow(ctx.clock.now()).after)),
     // Each budget now (what was spent, what remains, when it starts afresh); left out when there are none.
     ...(policy.budgets.length === 0 ? {} : { budgets: budgetsNow(ctx, owner, agentId, policy.budgets) }),
     ...endsOnOf(policy, timeZone),

@@ -21,6 +21,16 @@ const ROLLING_MS: Record<Exclude<BudgetWindow, CalendarWindow | 'lifetime'>, num
   '30d': 30 * 24 * HOUR_MS,
 };
 
+/**
+ * The daily budget's window at `now`, the one place it is drawn: the payments made after `after`
+ * (never one exactly 24 h old, as the `24h` budget counts), `from` being its first millisecond.
+ * The ledger's sums take `after` (spentSince, heldSince, spendTotals); a budget's standing, `from`.
+ */
+export const dailyWindow = (now: number): { after: number; from: number } => ({
+  after: now - ROLLING_MS['24h'],
+  from: now - ROLLING_MS['24h'] + 1,
+});
+
 /** Where the window holding `now` lies: payments made at `from` or later count (null: every payment), until `resetsAt` (null: it never resets at a set time). */
 export interface WindowSpan {
   from: number | null;
