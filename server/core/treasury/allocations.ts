@@ -60,6 +60,10 @@ async function allocateNow(
   refuse(archivedRefusal(agent));
   const chain = chainOf(ctx, rail);
   const treasury = addressOn(ctx, owner, rail);
+  // Noted before the read is sent: what the ledger confirms leaving the treasury after it is taken off
+  // the balance read (an allocation that confirmed meanwhile is no longer pending, and a read sent
+  // before it landed still holds its money), as an agent's wallet is judged (wallet-balance.ts).
+  const outflowsBefore = ctx.store.confirmedOutflowsTotal(owner, null, rail);
   const treasuryBalance = await chain.usdcBalance(treasury);
   const id = newId('alc');
   try {
@@ -82,7 +86,8 @@ async function allocateNow(
       reserve: (signed) => {
         // Again in the commit that reserves: the archive may have committed while the balance was read.
         refuse(archivedRefusal(getAgentOrThrow(ctx, owner, agent.agentId)));
-        refuse(treasuryRefusal(treasuryBalance - ctx.store.pendingAllocationsTotal(owner, rail), amount, rail));
+        const leftSince = ctx.store.confirmedOutflowsTotal(owner, null, rail) - outflowsBefore;
+        refuse(treasuryRefusal(treasuryBalance - leftSince - ctx.store.pendingAllocationsTotal(owner, rail), amount, rail));
         return newMove(ctx, 'allocation', id, agent, amount, key, signed, rail);
       },
     });

@@ -146,14 +146,16 @@ export interface TransferStore {
   /** Returns from this agent to the treasury not settled yet (what its wallet has promised away). */
   pendingReturnsTotal(owner: string, agentId: string, rail: Rail): bigint;
   /**
-   * What this store has confirmed leaving an agent's wallet on a rail since it was opened: its
-   * payments and its returns to the treasury, a running total kept in memory that only grows (the
+   * What this store has confirmed leaving an agent's wallet on a rail since it was opened (its
+   * payments and its returns to the treasury), or the owner's treasury where `agentId` is null (its
+   * allocations, and refunds sent to an agent): a running total kept in memory that only grows (the
    * data dir's lock makes this process the only one that confirms). A reading of the wallet notes it
    * before its read is sent; what it grew by since is what left the wallet after
-   * (core/wallet-balance.ts). By the ledger's own order, not by a clock, which may be set
-   * back. A confirmation rolled back after it was counted stays counted: more, never less.
+   * (core/wallet-balance.ts, treasury/allocations.ts). By the ledger's own order, not by a clock,
+   * which may be set back. A confirmation rolled back after it was counted stays counted: more,
+   * never less.
    */
-  confirmedOutflowsTotal(owner: string, agentId: string, rail: Rail): bigint;
+  confirmedOutflowsTotal(owner: string, agentId: string | null, rail: Rail): bigint;
 
   /**
    * Takes a held payment out (its budgets no longer count it) so that it can be reserved again under

@@ -287,6 +287,34 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.confirmedOutflowsTotal(OWNER, 'b', 'sol')).toBe(7n);
   });
 
+  it("keeps the treasury's running total under a null agent: allocations and refunds sent to an agent, per rail", () => {
+    const store = fresh(make);
+    const refund = (id: string, destination: 'agent' | 'treasury'): TransferRecord => ({
+      ...move(id, 'allocation', { amount: 100n }),
+      kind: 'refund',
+      paymentId: `p-${id}`,
+      taskId: null,
+      destination,
+    });
+    // The payments refunded: agent b's, left pending (its own total is not asked here).
+    store.insertTransfer(pay('p-f1', { status: 'pending', agentId: 'b', memo: 'f1' }));
+    store.insertTransfer(pay('p-f2', { status: 'pending', agentId: 'b', memo: 'f2' }));
+    store.insertTransfer(move('a1', 'allocation', { amount: 2n }));
+    store.insertTransfer(move('a2', 'allocation', { amount: 3n, rail: 'base', agentId: 'b' }));
+    store.insertTransfer(move('a3', 'allocation', { amount: 5n }));
+    store.insertTransfer(move('r1', 'return', { amount: 7n }));
+    store.insertTransfer(refund('f1', 'agent'));
+    store.insertTransfer(refund('f2', 'treasury'));
+    store.insertTransfer(pay('p1', { status: 'pending', amount: 11n }));
+    for (const id of ['a1', 'a2', 'r1', 'f1', 'f2', 'p1']) store.settleTransfer(store.getTransfer(id)!, 'confirmed', null, 1_000);
+    store.settleTransfer(store.getTransfer('a3')!, 'failed', 'dropped', 1_000);
+    // Every agent's allocation and the refund sent, not the one kept, the return in, a payment, nor a failure.
+    expect(store.confirmedOutflowsTotal(OWNER, null, 'sol')).toBe(102n);
+    expect(store.confirmedOutflowsTotal(OWNER, null, 'base')).toBe(3n);
+    // The agents' own totals are as they were: the return and the payment left agent a's wallet.
+    expect(store.confirmedOutflowsTotal(OWNER, 'a', 'sol')).toBe(18n);
+  });
+
   it('keeps counting a confirmation whose write was rolled back: what left is counted more, never less', () => {
     const store = fresh(make);
     store.insertTransfer(pay('p1', { status: 'pending', amount: 2n }));
