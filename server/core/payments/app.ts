@@ -1,6 +1,7 @@
 /**
  * Payments: an agent pays. Read this first. pay.ts (the /pay door: a registry service or any
- * recipient), x402-pay.ts (a seller's x402 offer, signed for the seller to send), x402-sign-in.ts
+ * recipient), x402-pay.ts (a seller's x402 offer, signed for the seller to send; the entry and rail
+ * it is paid on chosen by x402-entry.ts), x402-sign-in.ts
  * (Sign-In-With-X where the agent paid before), held.ts (a payment held for the owner's yes, paid once
  * approved), chain-lookup.ts (a transfer read off the chain, for a paid API checking a receipt).
  * Every payment is judged in the one order of judge.ts, moved by move.ts through the one transfer

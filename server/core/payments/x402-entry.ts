@@ -1,0 +1,278 @@
+/**
+ * Which entry of a seller's x402 offer Coffer pays, and on which rail: scheme `exact` in USDC on a
+ * network of a rail Coffer pays x402 on (the rail asked, or the one whose wallet holds the amount,
+ * the owner's preferred first), to someone a payment reaches (paid-to.ts), on terms the agent's
+ * wallet can sign; anything else refused before any money moves, in words that say what was offered.
+ * x402-pay.ts buys the entry chosen here.
+ */
+import { DEMO_EVM_CHAIN_ID, DEMO_EVM_NETWORK } from '../../wire/network-words.js';
+import { CofferError } from '../../wire/errors.js';
+import type { EngineContext } from '../context.js';
+import type { AgentRecord } from '../ports/store.js';
+import type { X402Offer, X402Requirement } from '../ports/x402.js';
+import { isSolanaAddress } from '../../wire/schemas.js';
+import { RAILS, checksummedEvmAddress, isEvmAddress, isZeroEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
+import { chainOf } from '../rails.js';
+import { preferredRailOf } from '../settings.js';
+import { freeBalance, walletReading } from '../wallet-balance.js';
+import { isPayableOn } from './x402-payable.js';
+import { isOwnWallet, paysSomeone } from './paid-to.js';
+
+/** The requirement of an offer Coffer pays, the rail it is paid on, and its recipient as the ledger spells it. */
+export interface Payable {
+  requirement: X402Requirement;
+  rail: Rail;
+  recipient: string;
+  /**
+   * The other rail the offer is payable on, whose wallet does not hold the amount either
+   * (railWithFunds); `free` null where the agent asked for this rail, the other unread.
+   */
+  alsoShort?: { rail: Rail; free: bigint | null };
+}
+
+/**
+ * The offer's requirement Coffer pays: scheme `exact` in USDC on a network of a rail Coffer pays x402
+ * on (the rail asked for, if any). Where the offer can be paid on both rails, the owner's preferred
+ * rail where its wallet holds the amount (after what is pending), else the first that does, Solana
+ * first (railWithFunds). Anything else is refused before any money moves, saying what was offered.
+ */
+export async function payableRequirement(
+  ctx: EngineContext,
+  offer: X402Offer,
+  agent: AgentRecord,
+  owner: string,
+  asked: Rail | undefined,
+): Promise<{ chosen: Payable; keyed: Payable[]; instead?: Payable }> {
+  const payables = RAILS.filter((rail) => asked === undefined || rail === asked).map((rail) => payablesOn(ctx, offer, rail));
+  // What a retry's Idempotency-Key is hashed over: the first payable entry on each rail, as the
+  // offer states it, not whether its signing would refuse it now (the token may be unread: the node
+  // answering or not would make one request two).
+  const keyed = payables.map((onRail) => onRail[0]).filter((payable): payable is Payable => payable !== undefined);
+  const signable = await Promise.all(payables.map((onRail) => firstSignable(ctx, onRail)));
+  const onRails = signable.map(({ payable }) => payable).filter((payable): payable is Payable => payable !== null);
+  const refusals = signable.map(({ refusal }) => refusal).filter((refusal): refusal is string => refusal !== null);
+  const first = onRails[0];
+  // The rail's signing would refuse its terms whatever the payer (on Base, another token's name):
+  // said as it would, before anything is judged or held.
+  if (first === undefined && refusals[0] !== undefined) throw new CofferError('unsupported_offer', refusals[0]);
+  if (first === undefined) {
+    const offered =
+      offer.requirements
+        .map(
+          (entry) =>
+            `${entry.scheme} on ${entry.network} in ${entry.asset}${offeredHow(entry, railNamed(ctx, entry.network, offer.x402Version))}`,
+        )
+        .join('; ') || 'nothing';
+    const where = RAILS.filter((rail) => asked === undefined || rail === asked)
+      .map((rail) => x402NetworkOf(ctx, rail, offer.x402Version))
+      .filter((name): name is string => name !== null);
+    // The rail asked for named, and the other where the offer is payable there: the refusal is the ask's.
+    const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && payablesOn(ctx, offer, rail).length > 0);
+    // Why a rail considered pays no x402 here at all, so that what the seller offers there is not
+    // read as a fault of the offer (x402 on Solana where this Coffer runs on sim).
+    const whyNot = RAILS.filter((rail) => (asked === undefined || rail === asked) && x402NetworkOf(ctx, rail, offer.x402Version) === null)
+      .map((rail) => `; ${noX402Here(ctx, rail, offer.x402Version)}`)
+      .join('');
+    throw new CofferError(
+      'unsupported_offer',
+      (where.length === 0
+        ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : railName(asked)} here; the seller offers ${offered}${whyNot}`
+        : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`}${whyNot}`) +
+        demoSellerWords(ctx, offer),
+    );
+  }
+  // Asked for on one rail: a refusal for want of funds there says where else the offer is payable.
+  const alsoPayable = asked === undefined ? undefined : RAILS.find((rail) => rail !== asked && payablesOn(ctx, offer, rail).length > 0);
+  const chosen =
+    onRails.length > 1
+      ? await railWithFunds(ctx, agent, onRails)
+      : alsoPayable === undefined
+        ? first
+        : { ...first, alsoShort: { rail: alsoPayable, free: null } };
+  checkNotItself(ctx, chosen, agent);
+  if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
+  // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
+  // other rail, where the offer is tried should the chosen one run short before its reservation.
+  const other = chosen.alsoShort === undefined ? onRails.find((payable) => payable.rail !== chosen.rail) : undefined;
+  return { chosen, keyed, ...(other !== undefined && payableTerms(ctx, offer, other, agent, owner) ? { instead: other } : {}) };
+}
+
+/** Whether the offer's terms on a rail are ones Coffer signs (the agent not paying itself; a Solana entry's own: checkSolanaTerms). */
+function payableTerms(ctx: EngineContext, offer: X402Offer, payable: Payable, agent: AgentRecord, owner: string): boolean {
+  try {
+    checkNotItself(ctx, payable, agent);
+    if (payable.rail === 'sol') checkSolanaTerms(offer, payable.requirement, agent, owner);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An offer paid to the paying agent's own wallet on that rail buys nothing: refused before anything is held. */
+function checkNotItself(ctx: EngineContext, payable: Payable, agent: AgentRecord): void {
+  if (isOwnWallet(ctx, agent, payable.recipient, payable.rail)) {
+    throw new CofferError(
+      'unsupported_offer',
+      `the x402 offer pays this agent's own wallet on ${railName(payable.rail)} (${payable.recipient}): nothing would be bought`,
+    );
+  }
+}
+
+/**
+ * What an entry offered says beyond its network and asset where that makes it unpayable: its amount
+ * unread or 0, a payTo no payment can go to on the rail its network is here (on another network, the
+ * network is why), its transfer method.
+ */
+function offeredHow(entry: X402Requirement, rail: Rail | undefined): string {
+  const method = entry.extra.assetTransferMethod;
+  const by = method === undefined || method === 'eip3009' ? '' : ` by ${String(method)} (Coffer pays by EIP-3009 on an EVM chain)`;
+  const amount = entry.amount < 0n ? ' (its amount unreadable)' : entry.amount === 0n ? ' (an amount of 0)' : '';
+  return `${amount}${rail === undefined ? '' : recipientFault(entry, rail)}${memoIsText(entry) ? '' : ' (its extra.memo not text)'}${by}`;
+}
+
+/**
+ * A memo is text the seller matches its payment by, and Coffer its earlier purchases by
+ * (nonce_already_paid): an entry whose memo is of another type is neither, and is not paid.
+ */
+const memoIsText = (entry: X402Requirement): boolean => entry.extra.memo === undefined || typeof entry.extra.memo === 'string';
+
+/** Why an entry's payTo takes no payment on its rail, in words (nothing where it may). */
+function recipientFault({ payTo, asset }: X402Requirement, rail: Rail): string {
+  if (rail === 'base' && !isEvmAddress(payTo)) return ' (its payTo not an EVM address)';
+  if (rail === 'sol' && !isSolanaAddress(payTo)) return ' (its payTo not a Solana address)';
+  if (rail === 'base' && isZeroEvmAddress(payTo)) return ' (to the zero address)';
+  return paysSomeone(payTo, asset) ? '' : " (to the token's own contract)";
+}
+
+/** The rail whose network this Coffer's x402 names so in an offer of this version; undefined for another network. */
+const railNamed = (ctx: EngineContext, network: string, version: number): Rail | undefined =>
+  RAILS.find((rail) => x402NetworkOf(ctx, rail, version) === network);
+
+/**
+ * The first of a rail's payable requirements its signing would not refuse whatever the payer; null
+ * with why it would refuse the first, where it would refuse each.
+ */
+async function firstSignable(ctx: EngineContext, payables: Payable[]): Promise<{ payable: Payable | null; refusal: string | null }> {
+  let first: string | null = null;
+  for (const payable of payables) {
+    const refusal = await ctx.x402!.signingRefusal(payable.requirement, payable.rail);
+    if (refusal === null) return { payable, refusal: null };
+    first ??= refusal;
+  }
+  return { payable: null, refusal: first };
+}
+
+/** The rail of the purchase held under an approval (its checks come later, in underApproval). */
+export function heldRail(ctx: EngineContext, approvalId: string): Rail | undefined {
+  const approval = ctx.store.getApproval(approvalId);
+  const paymentId = approval?.paymentId ?? null;
+  const held = paymentId === null ? null : ctx.store.getPayment(paymentId);
+  return held?.rail;
+}
+
+/** Why a rail pays no x402 of this version on this Coffer: its network has no x402 name, or the rail is off. */
+function noX402Here(ctx: EngineContext, rail: Rail, version: number): string {
+  if (rail === 'sol') {
+    return `x402 pays Solana on devnet and mainnet, and this Coffer's Solana is ${ctx.chain.network}`;
+  }
+  const base = ctx.base ?? null;
+  if (base === null) return "this Coffer's Base rail is off";
+  return version === 1
+    ? `x402 v1 names Base and Base Sepolia only, and this Coffer's Base rail is ${base.network}`
+    : `x402 does not name this Coffer's Base rail, ${base.network}`;
+}
+
+/**
+ * The demo seller's chain named where its offer is refused: its EVM chain is the demo's own, never
+ * Base nor a Coffer's embedded one (network-words.ts), so a Coffer of the user's own cannot pay it,
+ * and a newcomer who followed the README to it is told whose agent can.
+ */
+function demoSellerWords(ctx: EngineContext, offer: X402Offer): string {
+  const demoChain = `eip155:${DEMO_EVM_CHAIN_ID}`;
+  // The demo's own Coffer pays that chain: a refusal there has another why, said before this.
+  const elsewhere = ctx.base?.network !== DEMO_EVM_NETWORK;
+  return elsewhere && offer.requirements.some((entry) => entry.network === demoChain)
+    ? `; ${demoChain} is the test chain of coffer demo-x402, whose seller is paid by the demo's own Coffer and agent (the commands it prints name that agent's --config)`
+    : '';
+}
+
+/** How x402 names this Coffer's network of a rail in an offer of this version; null where it names none. */
+function x402NetworkOf(ctx: EngineContext, rail: Rail, version: number): string | null {
+  const names = ctx.x402?.networks[rail] ?? null;
+  return names === null ? null : version === 1 ? names.v1 : names.v2;
+}
+
+/** The offer's requirements Coffer can pay on a rail, in the offer's order (x402-payable.ts says which). */
+function payablesOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable[] {
+  const network = x402NetworkOf(ctx, rail, offer.x402Version);
+  if (network === null) return [];
+  const here = { network, usdc: chainOf(ctx, rail).usdc };
+  return offer.requirements
+    .filter((entry) => isPayableOn(rail, here, { ...entry, transferMethod: entry.extra.assetTransferMethod }) && memoIsText(entry))
+    .map((requirement) => ({
+      requirement,
+      rail,
+      recipient: rail === 'base' ? checksummedEvmAddress(requirement.payTo) : requirement.payTo,
+    }));
+}
+
+/**
+ * Of an offer payable on both rails: the owner's preferred rail where the agent's wallet there holds
+ * the amount beside what it has pending, else the first that does (Solana first), else the preferred
+ * (or the first), whose reservation then refuses it for want of funds.
+ */
+async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: Payable[]): Promise<Payable> {
+  const ordered = railFirst(payables, preferredRailOf(ctx));
+  // A wallet whose node does not answer now is not chosen: the other rail pays where it holds the
+  // amount (a Base node away holds back no purchase Solana can pay). Neither read: the first's trouble.
+  const read = await Promise.allSettled(ordered.map((payable) => freeOn(ctx, agent, payable)));
+  const free = read.map((each) => (each.status === 'fulfilled' ? each.value : null));
+  if (free.every((each) => each === null)) throw (read[0] as PromiseRejectedResult).reason;
+  const funded = ordered.find((payable, index) => (free[index] ?? -1n) >= payable.requirement.amount);
+  if (funded !== undefined) return funded;
+  // Neither holds it: paid where the wallet was read (its refusal to come), naming the other rail's
+  // figure too where that was read.
+  const [first, second] = free[0] === null ? [ordered[1]!, null] : [ordered[0]!, free[1] === null ? null : ordered[1]!];
+  return second === null ? first : { ...first, alsoShort: { rail: second.rail, free: free[1]! } };
+}
+
+/** What the agent's wallet on a payable's rail holds beside what it has pending there. */
+export const freeOn = async (ctx: EngineContext, agent: AgentRecord, { rail, requirement }: Payable): Promise<bigint> =>
+  freeBalance(ctx, agent, rail, (await walletReading(ctx, agent, rail, requirement.amount)).reading);
+
+/**
+ * A Solana offer's own terms: a fee payer that signs and sends (none of this owner's wallets), a memo
+ * no longer than x402 allows.
+ */
+function checkSolanaTerms(offer: X402Offer, chosen: X402Requirement, agent: AgentRecord, owner: string): void {
+  if (chosen.feePayer === null || !isSolanaAddress(chosen.feePayer)) {
+    throw new CofferError(
+      'unsupported_offer',
+      'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller',
+    );
+  }
+  const memo = memoOf(chosen);
+  if (memo !== null && new TextEncoder().encode(memo).length > MAX_MEMO_BYTES) {
+    throw new CofferError('unsupported_offer', `the x402 offer's memo is longer than the ${MAX_MEMO_BYTES} bytes x402 allows`);
+  }
+  if (chosen.feePayer === agent.walletAddress || chosen.feePayer === owner) {
+    throw new CofferError(
+      'unsupported_offer',
+      "the x402 offer names one of this treasury's wallets as its fee payer: Coffer signs only as the payer",
+    );
+  }
+}
+
+/** The longest memo x402's exact scheme puts on chain. */
+const MAX_MEMO_BYTES = 256;
+
+/**
+ * v2 sellers may bind a payment to their nonce with `extra.memo` (of the very entry paid): on Solana
+ * it goes on chain in the transfer; on Base it is the seller's label only, kept with the payment (an
+ * EVM transfer carries no memo), and a memo paid once is not paid again (nonce_already_paid).
+ */
+export function memoOf(requirement: X402Requirement): string | null {
+  const memo = requirement.extra.memo;
+  return typeof memo === 'string' && memo.length > 0 ? memo : null;
+}
