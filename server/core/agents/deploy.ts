@@ -1,5 +1,5 @@
 import { CofferError, isCofferError } from '../../wire/errors.js';
-import { allocate } from '../treasury/allocations.js';
+import { allocate, treasuryFree, treasuryReading } from '../treasury/allocations.js';
 import { actorOf, requireFreshSignIn, type Principal } from '../auth.js';
 import { audit, type EngineContext } from '../context.js';
 import { requestApproval } from '../approvals/requests.js';
@@ -17,7 +17,7 @@ import { policyClock, isKnownService, assertPayableScopes } from '../policy/upda
 import { nearServiceIds } from '../registry/registry.js';
 import { issueAgentKey, mcpConfigFor } from './keys.js';
 import type { DeployFunding, Deployed } from '../../wire/answers/agents.js';
-import { addressOn, chainOf, fileBaseWallets } from '../rails.js';
+import { fileBaseWallets } from '../rails.js';
 import { railName } from '../../wire/rail-words.js';
 import type { Rail } from '../../wire/rails.js';
 
@@ -56,8 +56,7 @@ export async function deployAgent(
   const fund = body.fund === undefined ? null : parseAmount(body.fund, 'fund');
   const fundRail = body.fundRail ?? 'sol';
   if (fund !== null) {
-    const treasury = addressOn(ctx, owner, fundRail);
-    const available = (await chainOf(ctx, fundRail).usdcBalance(treasury)) - ctx.store.pendingAllocationsTotal(owner, fundRail);
+    const available = treasuryFree(ctx, owner, fundRail, await treasuryReading(ctx, owner, fundRail));
     if (available < fund) {
       throw new CofferError(
         'insufficient_treasury_funds',

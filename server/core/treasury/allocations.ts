@@ -60,11 +60,7 @@ async function allocateNow(
   refuse(archivedRefusal(agent));
   const chain = chainOf(ctx, rail);
   const treasury = addressOn(ctx, owner, rail);
-  // Noted before the read is sent: what the ledger confirms leaving the treasury after it is taken off
-  // the balance read (an allocation that confirmed meanwhile is no longer pending, and a read sent
-  // before it landed still holds its money), as an agent's wallet is judged (wallet-balance.ts).
-  const outflowsBefore = ctx.store.confirmedOutflowsTotal(owner, null, rail);
-  const treasuryBalance = await chain.usdcBalance(treasury);
+  const reading = await treasuryReading(ctx, owner, rail);
   const id = newId('alc');
   try {
     const moved = await moveMoney(ctx, owner, {
@@ -86,8 +82,7 @@ async function allocateNow(
       reserve: (signed) => {
         // Again in the commit that reserves: the archive may have committed while the balance was read.
         refuse(archivedRefusal(getAgentOrThrow(ctx, owner, agent.agentId)));
-        const leftSince = ctx.store.confirmedOutflowsTotal(owner, null, rail) - outflowsBefore;
-        refuse(treasuryRefusal(treasuryBalance - leftSince - ctx.store.pendingAllocationsTotal(owner, rail), amount, rail));
+        refuse(treasuryRefusal(treasuryFree(ctx, owner, rail, reading), amount, rail));
         return newMove(ctx, 'allocation', id, agent, amount, key, signed, rail);
       },
     });
@@ -206,7 +201,28 @@ export async function returnFunds(
 /** A return of the whole available balance found it changed between its signature and its reservation. */
 class AvailableChanged extends Error {}
 
-/** The treasury's USDC on the rail not promised to agents yet (pending allocations) must cover an allocation. */
+/**
+ * The treasury's balance on the rail read now, with the ledger's total of what it confirmed leaving
+ * the treasury noted before the read is sent (treasuryFree takes off what it grew by since).
+ */
+export async function treasuryReading(ctx: EngineContext, owner: string, rail: Rail): Promise<{ balance: bigint; outflowsBefore: bigint }> {
+  const outflowsBefore = ctx.store.confirmedOutflowsTotal(owner, null, rail);
+  return { balance: await chainOf(ctx, rail).usdcBalance(addressOn(ctx, owner, rail)), outflowsBefore };
+}
+
+/**
+ * What the treasury has free on the rail by a reading: the balance read, less what the ledger
+ * confirmed leaving it since (an allocation that confirmed meanwhile is no longer pending, and a read
+ * sent before it landed still holds its money; on Base a transfer settles outside the ledger's
+ * write) and what it has promised away (pending allocations), as an agent's wallet is judged
+ * (wallet-balance.ts). Synchronous, so the reservation's one write judges by the ledger as it commits.
+ */
+export function treasuryFree(ctx: EngineContext, owner: string, rail: Rail, reading: { balance: bigint; outflowsBefore: bigint }): bigint {
+  const leftSince = ctx.store.confirmedOutflowsTotal(owner, null, rail) - reading.outflowsBefore;
+  return reading.balance - leftSince - ctx.store.pendingAllocationsTotal(owner, rail);
+}
+
+/** The treasury's USDC on the rail free (treasuryFree) must cover an allocation. */
 const treasuryRefusal = (available: bigint, amount: bigint, rail: Rail): Refusal =>
   available >= amount
     ? null
