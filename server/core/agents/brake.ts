@@ -16,6 +16,33 @@ function counted(ended: readonly EndedApproval[]): Withdrawn {
 
 const NONE: Withdrawn = { requests: 0, heldPayments: 0 };
 
+/**
+ * An agent stopped, inside the caller's write: the one place a stop is carried out, by the brake
+ * (one agent, or all) and the breaker (policy/spending-watch.ts). Suspended (with why, where the
+ * breaker stopped it), written in the audit as `action` (null: the caller writes one entry for
+ * several), and what it asked for withdrawn, so nothing asked before the brake is granted by a later
+ * click (asking to be resumed aside: withdrawRequestsOf). The caller tells the dashboard once its
+ * write commits.
+ */
+export function stopInWrite(
+  ctx: EngineContext,
+  owner: string,
+  agentId: string,
+  stop: { actor: string; action: string | null; reason: string | null },
+): readonly EndedApproval[] {
+  ctx.store.setAgentStatus(owner, agentId, 'suspended', stop.reason, ctx.clock.now());
+  if (stop.action !== null) {
+    audit(ctx, {
+      actor: stop.actor,
+      owner,
+      agentId,
+      action: stop.action,
+      ...(stop.reason === null ? {} : { detail: { reason: stop.reason } }),
+    });
+  }
+  return withdrawRequestsOf(ctx, owner, agentId, stop.actor);
+}
+
 function setStatus(
   ctx: EngineContext,
   principal: Principal,
@@ -27,10 +54,14 @@ function setStatus(
     const agent = getAgentOrThrow(ctx, principal.owner, agentId);
     const said = { agentId, status, was: agent.status, ...(agent.archivedAt === null ? {} : { archivedAt: iso(agent.archivedAt) }) };
     if (agent.status === status) return { ...said, withdrawn: NONE };
-    ctx.store.setAgentStatus(principal.owner, agentId, status, null, ctx.clock.now());
-    audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
-    // Stopped: what it asked for is withdrawn (but asking to be resumed); resumed: that request is moot.
-    const withdrawn = withdrawRequestsOf(ctx, principal.owner, agentId, actor, status === 'suspended' ? 'all-but-resume' : 'resume');
+    let withdrawn: readonly EndedApproval[];
+    if (status === 'suspended') withdrawn = stopInWrite(ctx, principal.owner, agentId, { actor, action: 'agent.kill', reason: null });
+    else {
+      ctx.store.setAgentStatus(principal.owner, agentId, status, null, ctx.clock.now());
+      audit(ctx, { actor, owner: principal.owner, agentId, action: 'agent.resume' });
+      // Resumed: its request to be resumed is moot.
+      withdrawn = withdrawRequestsOf(ctx, principal.owner, agentId, actor, 'resume');
+    }
     ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
     return { ...said, withdrawn: counted(withdrawn) };
   });
@@ -65,8 +96,7 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
     const withdrawn: EndedApproval[] = [];
     for (const agent of ctx.store.listAgents(principal.owner)) {
       if (agent.status === 'suspended') continue;
-      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'suspended', null, ctx.clock.now());
-      withdrawn.push(...withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor));
+      withdrawn.push(...stopInWrite(ctx, principal.owner, agent.agentId, { actor, action: null, reason: null }));
       suspended.push(agent.agentId);
     }
     audit(ctx, { actor, owner: principal.owner, action: 'agent.kill_all', detail: { suspended } });

@@ -4,8 +4,8 @@
  * The decisions are budget-warnings.ts's and breaker.ts's; this module reads what they judge, records
  * what was told and acts. Nothing here may undo or fail a payment: the money has moved.
  */
-import { audit, type EngineContext } from '../context.js';
-import { withdrawRequestsOf } from '../approvals/requests.js';
+import type { EngineContext } from '../context.js';
+import { stopInWrite } from '../agents/brake.js';
 import { inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import {
   budgetStanding,
@@ -145,9 +145,7 @@ export function tripBreaker(ctx: EngineContext, owner: string, agentId: string, 
   const tripped = ctx.store.transaction(() => {
     const agent = ctx.store.getAgent(owner, agentId);
     if (agent === null || agent.status === 'suspended' || agent.archivedAt !== null) return false;
-    ctx.store.setAgentStatus(owner, agentId, 'suspended', reason, ctx.clock.now());
-    audit(ctx, { actor: BREAKER, owner, agentId, action: 'agent.breaker', detail: { reason } });
-    withdrawRequestsOf(ctx, owner, agentId, BREAKER);
+    stopInWrite(ctx, owner, agentId, { actor: BREAKER, action: 'agent.breaker', reason });
     return true;
   });
   if (tripped) ctx.events.emit({ type: 'agent', owner, agentId, status: 'suspended', reason });
