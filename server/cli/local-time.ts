@@ -1,5 +1,5 @@
 /** Times as a terminal shows them. */
-import { sameTimeZone } from '../wire/schemas.js';
+import { sameTimeZone } from '../wire/time-zones.js';
 import { onSameDay } from '../wire/same-day.js';
 
 /** The time zone this terminal shows times in (TZ, else the machine's). */

@@ -16,7 +16,8 @@
  * `--budget none` for none. `--breaker` replaces the breaker likewise: name both its rules to keep both.
  */
 import { CofferApiError } from '../client/client-error.js';
-import { FIELD_LABELS, amountSchema, askAboveSchema, isSolanaAddress, policyUpdateSchema, type PolicyUpdate } from '../wire/schemas.js';
+import { FIELD_LABELS, amountSchema, askAboveSchema, policyUpdateSchema, type PolicyUpdate } from '../wire/schemas.js';
+import { isSolanaAddress } from '../wire/rails.js';
 import { BUDGET_WINDOWS } from '../wire/policy/windows.js';
 import { isEvmAddress } from '../wire/rails.js';
 

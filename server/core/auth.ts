@@ -1,5 +1,5 @@
 import { CofferError } from '../wire/errors.js';
-import { isSolanaAddress } from '../wire/schemas.js';
+import { isSolanaAddress } from '../wire/rails.js';
 import { hashApiKey } from './ids.js';
 import type { ApiKeyStore, OwnerStore } from './ports/store.js';
 

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { SqliteDatabase } from './sqlite-driver.js';
 import { packagePath } from '../package/package-files.js';
-import { ADDRESS_PATTERN, amountSchema } from '../wire/schemas.js';
+import { amountSchema } from '../wire/schemas.js';
+import { ADDRESS_PATTERN } from '../wire/rails.js';
 import { checksummedEvmAddress, isEvmAddress } from '../wire/rails.js';
 
 /** The catalog's name for the owner's treasury as a service's recipient. */

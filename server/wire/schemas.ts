@@ -4,12 +4,12 @@
  */
 import { APPROVAL_ID } from './approval-id.js';
 import { z } from 'zod';
-import bs58 from 'bs58';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 import { BUDGET_WINDOWS } from './policy/windows.js';
 import { didYouMean } from './did-you-mean.js';
 import { issueWords } from './issue-words.js';
-import { RAILS, checksummedEvmAddress, isEvmAddress, isZeroEvmAddress } from './rails.js';
+import { RAILS, checksummedEvmAddress, isEvmAddress, isSolanaAddress, isZeroEvmAddress } from './rails.js';
+import { canonicalTimeZone, isTimeZone } from './time-zones.js';
 import { LIST_LIMITS } from './limits.js';
 
 /** How many unknown fields a message names, and how much of each: it repeats what a client sent. */
@@ -40,9 +40,6 @@ export const strictFields = <const S extends z.core.$ZodLooseShape>(shape: S, no
   });
 
 export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-/** A Solana address: base58, 32 bytes (32 to 44 characters). */
-export const ADDRESS_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
-
 export const agentIdSchema = z.string().regex(AGENT_ID_PATTERN, {
   message: 'must be 1-64 characters of a-z, 0-9, "_" or "-", starting with a letter or digit',
 });
@@ -61,16 +58,6 @@ export const amountSchema = z.string({ error: AMOUNT_TYPE_RULE }).refine(
   },
   { message: AMOUNT_RULE },
 );
-
-/**
- * A Solana address: base58 text of 32 bytes (the pattern alone lets 33-byte strings through). Read on every request (the owner, recipients), so with
- * bs58's byte loop rather than a big-integer conversion (several times faster; the same answer).
- */
-export const isSolanaAddress = (text: string): boolean => ADDRESS_PATTERN.test(text) && bs58.decodeUnsafe(text)?.length === 32;
-
-/** A Solana transaction signature: base58 text of 64 bytes (64 to 88 characters). */
-export const isTransactionSignature = (text: string): boolean =>
-  /^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(text) && bs58.decodeUnsafe(text)?.length === 64;
 
 /** USDC refuses a transfer to the EVM zero address: a recipient, or an allowed service, that is it pays no one. */
 const ZERO_ADDRESS_WORDS = 'is the EVM zero address, which USDC refuses to pay';
@@ -237,25 +224,6 @@ export const breakerSchema = strictFields({
   )
   .nullable();
 export type BreakerBody = z.infer<typeof breakerSchema>;
-
-/** A time zone by its IANA name ("Europe/Berlin", "UTC"), as this runtime's Intl knows it. */
-export const isTimeZone = (name: string): boolean => canonicalTimeZone(name) !== null;
-
-/**
- * A time zone's one spelling, as this runtime's Intl writes it ("utc" and "Etc/UTC" are "UTC",
- * "europe/berlin" is "Europe/Berlin"), or null for a name it does not know.
- */
-export function canonicalTimeZone(name: string): string | null {
-  if (name.length === 0) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether two names are one zone ("Etc/UTC" and "UTC"; "Asia/Kolkata" and "Asia/Calcutta"), as this runtime's Intl knows them. */
-export const sameTimeZone = (a: string, b: string): boolean => (canonicalTimeZone(a) ?? a) === (canonicalTimeZone(b) ?? b);
 
 /** A rail by its name: `sol` (Solana) or `base` (Base). */
 export const railSchema = z.enum(RAILS, { error: 'must be "sol" or "base"' });

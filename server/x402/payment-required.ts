@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatUsdc, tryParseUsdc } from '../wire/money.js';
-import { ADDRESS_PATTERN, payBodySchema } from '../wire/schemas.js';
+import { payBodySchema } from '../wire/schemas.js';
+import { ADDRESS_PATTERN } from '../wire/rails.js';
 import { isEvmAddress, isZeroEvmAddress } from '../wire/rails.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isSolanaAddress } from '../../../server/wire/schemas.js';
+import { isSolanaAddress } from '../../../server/wire/rails.js';
 import type { Service } from '../api/types.js';
 
 /** The list with `id` ticked if it was not, or unticked if it was. */

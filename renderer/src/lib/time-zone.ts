@@ -6,7 +6,7 @@
  */
 import { Temporal } from 'temporal-polyfill';
 import { dayIn } from '../../../server/wire/policy/expiry.js';
-import { sameTimeZone } from '../../../server/wire/schemas.js';
+import { sameTimeZone } from '../../../server/wire/time-zones.js';
 
 /** The zone this browser reads and shows local times in. */
 export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -1,5 +1,5 @@
 import { CofferError } from '../../wire/errors.js';
-import { isTransactionSignature } from '../../wire/schemas.js';
+import { isTransactionSignature } from '../../wire/rails.js';
 import type { EngineContext } from '../context.js';
 import type { TransferFound } from '../ports/chain.js';
 import type { ChainTransfer, TransactionLookup } from '../../wire/answers/chain.js';

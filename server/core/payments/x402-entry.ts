@@ -10,7 +10,7 @@ import { CofferError } from '../../wire/errors.js';
 import type { EngineContext } from '../context.js';
 import type { AgentRecord } from '../ports/store.js';
 import type { X402Offer, X402Requirement } from '../ports/x402.js';
-import { isSolanaAddress } from '../../wire/schemas.js';
+import { isSolanaAddress } from '../../wire/rails.js';
 import { RAILS, checksummedEvmAddress, isEvmAddress, isZeroEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { chainOf } from '../rails.js';

@@ -2,7 +2,7 @@
  * Which x402 requirements Coffer pays on a rail: the one rule a purchase (`x402-pay.ts`) and a Bazaar
  * listing (`registry/bazaar-listing.ts`, which calls what a purchase would pay "payable") share.
  */
-import { isSolanaAddress } from '../../wire/schemas.js';
+import { isSolanaAddress } from '../../wire/rails.js';
 import { isEvmAddress, type Rail } from '../../wire/rails.js';
 import { paysSomeone } from './paid-to.js';
 

@@ -10,7 +10,7 @@ import { assertAskWithinMax } from '../../wire/policy/asks.js';
 import { dayEndingAt } from '../../wire/policy/expiry.js';
 import { assertKnownServices } from './rules.js';
 import { isTightening, mergePolicy, type PolicyClock } from '../../wire/policy/policy.js';
-import { isSolanaAddress } from '../../wire/schemas.js';
+import { isSolanaAddress } from '../../wire/rails.js';
 import { isEvmAddress } from '../../wire/rails.js';
 import type { Policy } from '../../wire/policy/policy.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { getBase58Decoder, isAddress } from '@solana/kit';
 import {
   deployBodySchema,
   describeIssues,
   generateBodySchema,
-  isSolanaAddress,
   linkClientSchema,
   payBodySchema,
   policyUpdateSchema,
@@ -326,7 +324,7 @@ describe('spendHistoryQuerySchema', () => {
     expect(spendHistoryQuerySchema.parse({}).limit).toBeUndefined();
   });
 
-  it('refuses another query parameter by name (the owner\'s key is taken out before, by the HTTP door)', () => {
+  it("refuses another query parameter by name (the owner's key is taken out before, by the HTTP door)", () => {
     expect(spendHistoryQuerySchema.parse({ limit: '5' }).limit).toBe(5);
     expect(describeIssues(spendHistoryQuerySchema.safeParse({ owner: ADDRESS, limit: '5' }).error!).message).toBe(
       'unknown query parameter "owner"',
@@ -424,26 +422,6 @@ describe("text that would lie on the owner's screen", () => {
       expect(payBodySchema.safeParse({ ...validPay, description: text }).success).toBe(false);
       expect(generateBodySchema.safeParse({ ...prompt, prompt: text }).success).toBe(false);
     }
-  });
-});
-
-describe('isSolanaAddress', () => {
-  it("answers as kit's isAddress for any base58-looking text, and for every 32-byte key", () => {
-    const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl+/';
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom(...alphabet), { minLength: 0, maxLength: 50 }), (chars) => {
-        const text = chars.join('');
-        expect(isSolanaAddress(text)).toBe(isAddress(text));
-      }),
-      { numRuns: 2000 },
-    );
-    fc.assert(
-      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (bytes) => {
-        expect(isSolanaAddress(getBase58Decoder().decode(bytes))).toBe(true);
-      }),
-    );
-    expect(isSolanaAddress('1111111111111111111111111111111')).toBe(false);
-    expect(isSolanaAddress('11111111111111111111111111111111')).toBe(true);
   });
 });
 
