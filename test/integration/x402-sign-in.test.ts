@@ -198,6 +198,29 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
     await paid.settlement;
     expect(await usdc(agent.walletAddress)).toBe(micro('0.97'));
   });
+
+  it('a seller that takes the proof and gives no answer within answerWaitMs is url_unreachable: not bought again', async () => {
+    const agent = await fundedAgent('siwx-silent');
+    await (
+      await agent.fetch(seller.url)
+    ).settlement;
+    const before = { wallet: await usdc(agent.walletAddress), served: seller.served };
+    // The signed-in call is taken and never answered (the call gives up when its signal says so).
+    const silentToProofs: typeof fetch = (input, init) =>
+      new Headers(init?.headers).has('sign-in-with-x')
+        ? new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))
+        : fetch(input, init);
+    const error = await payingFetch(seller.url, {}, { agent: agent.payingAgent, fetch: silentToProofs, answerWaitMs: 300 }).catch(
+      (e) => e,
+    );
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'url_unreachable',
+      message: `${new URL(seller.url).host} took the signed-in call and gave no answer within 0.3 s; nothing was paid`,
+    });
+    expect({ wallet: await usdc(agent.walletAddress), served: seller.served }).toEqual(before);
+    const history = (await t.api('GET', t.withOwner('/v1/agents/siwx-silent/spend-history'), { key: agent.apiKey })).body.payments;
+    expect(history).toHaveLength(1);
+  });
 });
 
 describe('Sign-In-With-X where this Coffer pays x402 on no rail', () => {

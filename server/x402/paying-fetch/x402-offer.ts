@@ -14,7 +14,7 @@ import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { approvedFor } from './picked-up.js';
 import { sellerAsked, headersOf, type SellerAsked } from './seller-402.js';
-import { callSeller, paidButNoAnswer } from './seller-call.js';
+import { NoAnswer, callSeller, paidButNoAnswer } from './seller-call.js';
 
 /**
  * The x402 path: the 402 goes to Coffer as it came, Coffer answers the header to retry with (or
@@ -243,7 +243,16 @@ async function signedInCall(
   try {
     // Not followed elsewhere: the proof is for this URL's site only.
     return { response: await callSeller(url, { ...init, headers, redirect: 'manual' }, options), address: proof.address };
-  } catch {
+  } catch (error) {
+    // A seller that took the proof and said nothing may have let the agent in: buying now could pay
+    // for what the agent has; and the caller's own abort stops the call. Neither is "not let in".
+    if (error instanceof NoAnswer) {
+      throw new PaymentError(
+        'url_unreachable',
+        `${hostOf(url)} took the signed-in call and gave no answer within ${error.waitMs / 1000} s; nothing was paid`,
+      );
+    }
+    if (init.signal?.aborted === true) throw error;
     return null;
   }
 }
