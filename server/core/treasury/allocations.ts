@@ -214,12 +214,12 @@ export async function treasuryReading(ctx: EngineContext, owner: string, rail: R
  * What the treasury has free on the rail by a reading: the balance read, less what the ledger
  * confirmed leaving it since (an allocation that confirmed meanwhile is no longer pending, and a read
  * sent before it landed still holds its money; on Base a transfer settles outside the ledger's
- * write) and what it has promised away (pending allocations), as an agent's wallet is judged
+ * write) and what it has promised away (pending allocations, and refunds on their way to agents), as an agent's wallet is judged
  * (wallet-balance.ts). Synchronous, so the reservation's one write judges by the ledger as it commits.
  */
 export function treasuryFree(ctx: EngineContext, owner: string, rail: Rail, reading: { balance: bigint; outflowsBefore: bigint }): bigint {
   const leftSince = ctx.store.confirmedOutflowsTotal(owner, null, rail) - reading.outflowsBefore;
-  return reading.balance - leftSince - ctx.store.pendingAllocationsTotal(owner, rail);
+  return reading.balance - leftSince - ctx.store.pendingTreasuryOutflowsTotal(owner, rail);
 }
 
 /** The treasury's USDC on the rail free (treasuryFree) must cover an allocation. */

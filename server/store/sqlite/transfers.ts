@@ -185,9 +185,11 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     ),
     markPaymentRefunded: db.prepare('UPDATE transfers SET refunded_at = ?, refund_tx_signature = ? WHERE id = ?'),
     pending: bigintStatement(db, `SELECT ${ROW} FROM transfers WHERE status = 'pending' ORDER BY created_at`),
-    pendingAllocationsTotal: bigintStatement(
+    // A refund kept in the treasury (its agent archived) moves nothing.
+    pendingTreasuryOutflowsTotal: bigintStatement(
       db,
-      "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND status = 'pending' AND kind = 'allocation' AND rail = ?",
+      `SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND status = 'pending' AND rail = ?
+         AND (kind = 'allocation' OR (kind = 'refund' AND destination IS NOT 'treasury'))`,
     ).pluck(),
     pendingReturnsTotal: bigintStatement(
       db,
@@ -272,7 +274,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       return true;
     },
     pendingTransfers: () => allRows(stmts.pending, toTransfer),
-    pendingAllocationsTotal: (owner, rail) => BigInt(stmts.pendingAllocationsTotal.get(owner, rail) as bigint),
+    pendingTreasuryOutflowsTotal: (owner, rail) => BigInt(stmts.pendingTreasuryOutflowsTotal.get(owner, rail) as bigint),
     pendingReturnsTotal: (owner, agentId, rail) => BigInt(stmts.pendingReturnsTotal.get(owner, agentId, rail) as bigint),
     confirmedOutflowsTotal: (owner, agentId, rail) => outflows.total(owner, agentId, rail),
     findLivePaymentByMemo: (owner, agentId, recipient, memo) =>

@@ -141,8 +141,8 @@ export interface TransferStore {
   settleTransfer(row: TransferRecord, status: 'confirmed' | 'failed', errorCode: string | null, at: number, txSignature?: string): boolean;
   /** Every pending row, oldest first: what reconciliation settles. */
   pendingTransfers(): TransferRecord[];
-  /** Allocations to agents not settled yet (what the treasury has promised away). */
-  pendingAllocationsTotal(owner: string, rail: Rail): bigint;
+  /** What the treasury has promised away on the rail: allocations and refunds sent to agents, not settled yet. */
+  pendingTreasuryOutflowsTotal(owner: string, rail: Rail): bigint;
   /** Returns from this agent to the treasury not settled yet (what its wallet has promised away). */
   pendingReturnsTotal(owner: string, agentId: string, rail: Rail): bigint;
   /**

@@ -240,7 +240,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.findByIdempotencyKey(['faucet'], OWNER, null, 'k', 0)?.id).toBe('f1');
   });
 
-  it('answers what is pending, oldest first, and what the treasury and a wallet have promised away', () => {
+  it('answers what is pending, oldest first, and what the treasury (allocations, refunds sent) and a wallet have promised away', () => {
     const store = fresh(make);
     store.insertTransfer(move('m2', 'allocation', { createdAt: 2_000 }));
     store.insertTransfer(move('m1', 'return', { createdAt: 1_000 }));
@@ -249,8 +249,23 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.pendingTransfers().map((row) => row.id)).toEqual(['m1', 'p1', 'm2', 'm3']);
     store.insertTransfer(move('m4', 'allocation', { createdAt: 4_000, rail: 'base', amount: 7n }));
     store.insertTransfer(move('m5', 'return', { createdAt: 5_000, rail: 'base', amount: 3n }));
-    expect(store.pendingAllocationsTotal(OWNER, 'sol')).toBe(5n);
-    expect(store.pendingAllocationsTotal(OWNER, 'base')).toBe(7n);
+    expect(store.pendingTreasuryOutflowsTotal(OWNER, 'sol')).toBe(5n);
+    expect(store.pendingTreasuryOutflowsTotal(OWNER, 'base')).toBe(7n);
+    // A refund on its way from the treasury to an agent is promised away too; one kept there is not.
+    store.insertTransfer(pay('p9', { status: 'pending', agentId: 'b', memo: 'refunded' }));
+    store.insertTransfer(pay('p8', { status: 'pending', agentId: 'b', memo: 'kept' }));
+    const refund = (id: string, paymentId: string, destination: 'agent' | 'treasury'): TransferRecord => ({
+      ...move(id, 'allocation', { amount: 11n }),
+      kind: 'refund',
+      paymentId,
+      taskId: null,
+      destination,
+    });
+    store.insertTransfer(refund('r9', 'p9', 'agent'));
+    store.insertTransfer(refund('r8', 'p8', 'treasury'));
+    expect(store.pendingTreasuryOutflowsTotal(OWNER, 'sol')).toBe(16n);
+    store.settleTransfer(store.getTransfer('r9')!, 'confirmed', null, 4_000);
+    expect(store.pendingTreasuryOutflowsTotal(OWNER, 'sol')).toBe(5n);
     expect(store.pendingReturnsTotal(OWNER, 'a', 'sol')).toBe(5n);
     expect(store.pendingReturnsTotal(OWNER, 'a', 'base')).toBe(3n);
     expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(10n);
