@@ -739,6 +739,47 @@ describe('the 402 flow against the demo paid API', () => {
       }
     });
 
+    it("a 402 or 503 whose body never ends is the seller's silence too: url_unreachable at first, paid_call_failed once paid", async () => {
+      const agent = await fundedAgent(t, 'stalled-bodies', '1.00');
+      // The demo's 402 as it is for the first call; the paid call answered with 503 headers and a body
+      // that never ends. At `/first`, the first call's 402 body never ends.
+      const stalling = createServer((req, res) => {
+        if (req.url === '/first' || req.headers['x-payment'] !== undefined) {
+          res.writeHead(req.url === '/first' ? 402 : 503, { 'content-type': 'application/json' });
+          res.write('{"code": "verif');
+          return;
+        }
+        void fetch(`${api.url}/weather`).then(async (answer) => {
+          res.writeHead(answer.status, { 'content-type': 'application/json' });
+          res.end(await answer.text());
+        });
+      });
+      await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+      const { port } = stalling.address() as AddressInfo;
+      try {
+        const first = await payingFetch(
+          `http://127.0.0.1:${port}/first`,
+          {},
+          { agent: agentOf(agent, 'stalled-bodies'), answerWaitMs: 500 },
+        ).catch((e) => e);
+        expect({ code: first.code, message: first.message }).toEqual({
+          code: 'url_unreachable',
+          message: `127.0.0.1:${port} could not be reached (no answer within 0.5 s); nothing was paid`,
+        });
+        expect(await history('stalled-bodies')).toHaveLength(0);
+        const url = `http://127.0.0.1:${port}/weather`;
+        const paid = await payingFetch(url, {}, { agent: agentOf(agent, 'stalled-bodies'), answerWaitMs: 500 }).catch((e) => e);
+        expect({ code: paid.code, message: paid.message }).toEqual({
+          code: 'paid_call_failed',
+          message: `paid, but ${url} gave no answer within 0.5 s`,
+        });
+        expect(await history('stalled-bodies')).toHaveLength(1);
+      } finally {
+        stalling.closeAllConnections();
+        await new Promise((resolve) => stalling.close(resolve));
+      }
+    });
+
     it('refuses a 402 whose recipient contradicts the registry, or that asks for another network, before paying', async () => {
       const agent = await fundedAgent(t, 'careful', '5.00');
       const elsewhere = await sellerWith((body) => ({ ...body, recipient: OTHER }));

@@ -20,8 +20,9 @@ export interface PayingFetchOptions {
   /** How often a transport failure is retried (same payment, same receipt). Default 2. */
   retries?: number;
   /**
-   * How long each call to the URL waits for its answer (its status and headers): a host that takes
-   * the call and never answers would hold it for good. The first call given up is `url_unreachable`,
+   * How long each call to the URL waits for its answer (its status and headers, and the body of a 402
+   * or 503, which payingFetch reads itself): a host that takes the call and never answers would hold
+   * it for good. The first call given up is `url_unreachable`,
    * nothing paid; the paid one, `paid_call_failed` with the payment (not sent again: the seller took
    * it). Left out, no limit (as fetch); MCP `fetch_paid` gives 45 s, inside a host's own timeout.
    */

@@ -36,10 +36,14 @@ export function answerWait(ms: number | undefined): number | null {
   return ms;
 }
 
+/** Answers whose body payingFetch reads itself (a 402's terms, a 503's or 402's code after paying). */
+const READ_HERE = new Set([402, 503]);
+
 /**
  * The seller's URL called once. Its answer's status and headers are waited for answerWaitMs where it
- * is given (else, as fetch, for as long as it takes); its body, as long as the reader reads it. Given
- * up, the call throws NoAnswer ("no answer within 45 s").
+ * is given (else, as fetch, for as long as it takes), and within the same wait the body of a 402 or
+ * 503, which payingFetch reads itself; any other answer's body, as long as its reader reads it.
+ * Given up, the call throws NoAnswer ("no answer within 45 s").
  */
 export async function callSeller(url: string, init: RequestInit, options: PayingFetchOptions): Promise<Response> {
   const doFetch = options.fetch ?? fetch;
@@ -49,7 +53,18 @@ export async function callSeller(url: string, init: RequestInit, options: Paying
   const timer = setTimeout(() => unanswered.abort(new NoAnswer(waitMs)), waitMs);
   try {
     const signal = init.signal == null ? unanswered.signal : AbortSignal.any([init.signal, unanswered.signal]);
-    return await doFetch(url, { ...init, signal });
+    const response = await doFetch(url, { ...init, signal });
+    // Read through a copy: the answer keeps its whole body for the reads after, with nothing left to
+    // wait for. A body cut short otherwise is left to those reads, which take it as they did.
+    if (READ_HERE.has(response.status)) {
+      await response
+        .clone()
+        .arrayBuffer()
+        .catch(() => {
+          if (signal.aborted) throw signal.reason;
+        });
+    }
+    return response;
   } finally {
     clearTimeout(timer);
   }
