@@ -210,9 +210,7 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
       new Headers(init?.headers).has('sign-in-with-x')
         ? new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))
         : fetch(input, init);
-    const error = await payingFetch(seller.url, {}, { agent: agent.payingAgent, fetch: silentToProofs, answerWaitMs: 300 }).catch(
-      (e) => e,
-    );
+    const error = await payingFetch(seller.url, {}, { agent: agent.payingAgent, fetch: silentToProofs, answerWaitMs: 300 }).catch((e) => e);
     expect({ code: error.code, message: error.message }).toEqual({
       code: 'url_unreachable',
       message: `${new URL(seller.url).host} took the signed-in call and gave no answer within 0.3 s; nothing was paid`,
