@@ -1,6 +1,6 @@
 import express from 'express';
 import { close, listen } from '../helpers/http-server.js';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openConnection } from '../../server/store/sqlite-driver.js';
 import { existsSync, statSync } from 'node:fs';
@@ -707,22 +707,37 @@ describe('the 402 flow against the demo paid API', () => {
       }
     });
 
-    it('a seller that takes the paid call and never answers is given up after answerWaitMs: paid_call_failed with the receipt, sent once', async () => {
-      const agent = await fundedAgent(t, 'paid-silence', '1.00');
-      let paidCalls = 0;
-      // The demo API's 402 as it is; the call carrying the receipt is taken and never answered.
-      const silentAfterPaying = createServer((req, res) => {
-        if (req.headers['x-payment'] !== undefined) {
-          paidCalls++;
-          return;
-        }
+    /**
+     * A seller in front of the demo API: a call `intercepts` takes (answering it in part, or not at
+     * all) is left so; any other gets the demo's answer for /weather as it is.
+     */
+    async function inFrontOfDemo(intercepts: (req: IncomingMessage, res: ServerResponse) => boolean) {
+      const seller = createServer((req, res) => {
+        if (intercepts(req, res)) return;
         void fetch(`${api.url}/weather`).then(async (answer) => {
           res.writeHead(answer.status, { 'content-type': 'application/json' });
           res.end(await answer.text());
         });
       });
-      await new Promise<void>((resolve) => silentAfterPaying.listen(0, '127.0.0.1', resolve));
-      const { port } = silentAfterPaying.address() as AddressInfo;
+      await new Promise<void>((resolve) => seller.listen(0, '127.0.0.1', resolve));
+      return {
+        port: (seller.address() as AddressInfo).port,
+        close: async () => {
+          seller.closeAllConnections();
+          await new Promise((resolve) => seller.close(resolve));
+        },
+      };
+    }
+
+    it('a seller that takes the paid call and never answers is given up after answerWaitMs: paid_call_failed with the receipt, sent once', async () => {
+      const agent = await fundedAgent(t, 'paid-silence', '1.00');
+      let paidCalls = 0;
+      // The demo API's 402 as it is; the call carrying the receipt is taken and never answered.
+      const { port, close: closeSeller } = await inFrontOfDemo((req) => {
+        if (req.headers['x-payment'] === undefined) return false;
+        paidCalls++;
+        return true;
+      });
       try {
         const url = `http://127.0.0.1:${port}/weather`;
         const error = await payingFetch(url, {}, { agent: agentOf(agent, 'paid-silence'), answerWaitMs: 500 }).catch((e) => e);
@@ -734,8 +749,7 @@ describe('the 402 flow against the demo paid API', () => {
         expect(paidCalls).toBe(1);
         expect(await history('paid-silence')).toHaveLength(1);
       } finally {
-        silentAfterPaying.closeAllConnections();
-        await new Promise((resolve) => silentAfterPaying.close(resolve));
+        await closeSeller();
       }
     });
 
@@ -743,19 +757,12 @@ describe('the 402 flow against the demo paid API', () => {
       const agent = await fundedAgent(t, 'stalled-bodies', '1.00');
       // The demo's 402 as it is for the first call; the paid call answered with 503 headers and a body
       // that never ends. At `/first`, the first call's 402 body never ends.
-      const stalling = createServer((req, res) => {
-        if (req.url === '/first' || req.headers['x-payment'] !== undefined) {
-          res.writeHead(req.url === '/first' ? 402 : 503, { 'content-type': 'application/json' });
-          res.write('{"code": "verif');
-          return;
-        }
-        void fetch(`${api.url}/weather`).then(async (answer) => {
-          res.writeHead(answer.status, { 'content-type': 'application/json' });
-          res.end(await answer.text());
-        });
+      const { port, close: closeSeller } = await inFrontOfDemo((req, res) => {
+        if (req.url !== '/first' && req.headers['x-payment'] === undefined) return false;
+        res.writeHead(req.url === '/first' ? 402 : 503, { 'content-type': 'application/json' });
+        res.write('{"code": "verif');
+        return true;
       });
-      await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
-      const { port } = stalling.address() as AddressInfo;
       try {
         const first = await payingFetch(
           `http://127.0.0.1:${port}/first`,
@@ -775,8 +782,7 @@ describe('the 402 flow against the demo paid API', () => {
         });
         expect(await history('stalled-bodies')).toHaveLength(1);
       } finally {
-        stalling.closeAllConnections();
-        await new Promise((resolve) => stalling.close(resolve));
+        await closeSeller();
       }
     });
 
