@@ -2,7 +2,8 @@
  * Which entry of a seller's x402 offer Coffer pays, and on which rail: scheme `exact` in USDC on a
  * network of a rail Coffer pays x402 on (the rail asked, or the one whose wallet holds the amount,
  * the owner's preferred first), to someone a payment reaches (paid-to.ts), on terms the agent's
- * wallet can sign; anything else refused before any money moves, in words that say what was offered.
+ * wallet can sign, the cheapest such entry on its rail; anything else refused before any money
+ * moves, in words that say what was offered.
  * x402-pay.ts buys the entry chosen here.
  */
 import { DEMO_EVM_CHAIN_ID, DEMO_EVM_NETWORK } from '../../wire/network-words.js';
@@ -44,8 +45,12 @@ export async function payableRequirement(
   owner: string,
   asked: Rail | undefined,
 ): Promise<{ chosen: Payable; keyed: Payable[]; instead?: Payable }> {
-  const payables = RAILS.filter((rail) => asked === undefined || rail === asked).map((rail) => payablesOn(ctx, offer, rail));
-  // What a retry's Idempotency-Key is hashed over: the first payable entry on each rail, as the
+  const considered = RAILS.filter((rail) => asked === undefined || rail === asked).map((rail) => payablesOn(ctx, offer, rail));
+  // An entry paying the agent's own wallet buys nothing: passed over; refused in words where it is all there is.
+  const payables = considered.map((onRail) => onRail.filter((payable) => !isOwnWallet(ctx, agent, payable.recipient, payable.rail)));
+  const itself = considered.flat()[0];
+  if (payables.every((onRail) => onRail.length === 0) && itself !== undefined) checkNotItself(ctx, itself, agent);
+  // What a retry's Idempotency-Key is hashed over: the cheapest payable entry on each rail, as the
   // offer states it, not whether its signing would refuse it now (the token may be unread: the node
   // answering or not would make one request two).
   const keyed = payables.map((onRail) => onRail[0]).filter((payable): payable is Payable => payable !== undefined);
@@ -90,7 +95,6 @@ export async function payableRequirement(
       : alsoPayable === undefined
         ? first
         : { ...first, alsoShort: { rail: alsoPayable, free: null } };
-  checkNotItself(ctx, chosen, agent);
   if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
   // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
   // other rail, where the offer is tried should the chosen one run short before its reservation.
@@ -98,10 +102,9 @@ export async function payableRequirement(
   return { chosen, keyed, ...(other !== undefined && payableTerms(ctx, offer, other, agent, owner) ? { instead: other } : {}) };
 }
 
-/** Whether the offer's terms on a rail are ones Coffer signs (the agent not paying itself; a Solana entry's own: checkSolanaTerms). */
+/** Whether the offer's terms on a rail are ones Coffer signs (a Solana entry's own: checkSolanaTerms). */
 function payableTerms(ctx: EngineContext, offer: X402Offer, payable: Payable, agent: AgentRecord, owner: string): boolean {
   try {
-    checkNotItself(ctx, payable, agent);
     if (payable.rail === 'sol') checkSolanaTerms(offer, payable.requirement, agent, owner);
     return true;
   } catch {
@@ -109,7 +112,7 @@ function payableTerms(ctx: EngineContext, offer: X402Offer, payable: Payable, ag
   }
 }
 
-/** An offer paid to the paying agent's own wallet on that rail buys nothing: refused before anything is held. */
+/** An offer paid only to the paying agent's own wallet on that rail buys nothing: refused before anything is held. */
 function checkNotItself(ctx: EngineContext, payable: Payable, agent: AgentRecord): void {
   if (isOwnWallet(ctx, agent, payable.recipient, payable.rail)) {
     throw new CofferError(
@@ -128,14 +131,20 @@ function offeredHow(entry: X402Requirement, rail: Rail | undefined): string {
   const method = entry.extra.assetTransferMethod;
   const by = method === undefined || method === 'eip3009' ? '' : ` by ${String(method)} (Coffer pays by EIP-3009 on an EVM chain)`;
   const amount = entry.amount < 0n ? ' (its amount unreadable)' : entry.amount === 0n ? ' (an amount of 0)' : '';
-  return `${amount}${rail === undefined ? '' : recipientFault(entry, rail)}${memoIsText(entry) ? '' : ' (its extra.memo not text)'}${by}`;
+  return `${amount}${rail === undefined ? '' : recipientFault(entry, rail)}${memoFault(entry)}${by}`;
 }
 
 /**
  * A memo is text the seller matches its payment by, and Coffer its earlier purchases by
- * (nonce_already_paid): an entry whose memo is of another type is neither, and is not paid.
+ * (nonce_already_paid), kept with the payment: an entry whose memo is of another type, or longer than
+ * x402's exact scheme puts on chain (on Base too, where no transfer carries it), is not paid.
  */
-const memoIsText = (entry: X402Requirement): boolean => entry.extra.memo === undefined || typeof entry.extra.memo === 'string';
+function memoFault(entry: X402Requirement): string {
+  const memo = entry.extra.memo;
+  if (memo === undefined) return '';
+  if (typeof memo !== 'string') return ' (its extra.memo not text)';
+  return new TextEncoder().encode(memo).length > MAX_MEMO_BYTES ? ` (its extra.memo longer than the ${MAX_MEMO_BYTES} bytes x402 allows)` : '';
+}
 
 /** Why an entry's payTo takes no payment on its rail, in words (nothing where it may). */
 function recipientFault({ payTo, asset }: X402Requirement, rail: Rail): string {
@@ -203,13 +212,18 @@ function x402NetworkOf(ctx: EngineContext, rail: Rail, version: number): string 
   return names === null ? null : version === 1 ? names.v1 : names.v2;
 }
 
-/** The offer's requirements Coffer can pay on a rail, in the offer's order (x402-payable.ts says which). */
+/**
+ * The offer's requirements Coffer can pay on a rail (x402-payable.ts says which), the cheapest first
+ * (in the offer's order where equal): a seller listing a dear entry first is not paid more for it,
+ * and an entry above the agent's limits refuses nothing where a cheaper one fits.
+ */
 function payablesOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable[] {
   const network = x402NetworkOf(ctx, rail, offer.x402Version);
   if (network === null) return [];
   const here = { network, usdc: chainOf(ctx, rail).usdc };
   return offer.requirements
-    .filter((entry) => isPayableOn(rail, here, { ...entry, transferMethod: entry.extra.assetTransferMethod }) && memoIsText(entry))
+    .filter((entry) => isPayableOn(rail, here, { ...entry, transferMethod: entry.extra.assetTransferMethod }) && memoFault(entry) === '')
+    .sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0))
     .map((requirement) => ({
       requirement,
       rail,
@@ -241,20 +255,13 @@ async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: P
 export const freeOn = async (ctx: EngineContext, agent: AgentRecord, { rail, requirement }: Payable): Promise<bigint> =>
   freeBalance(ctx, agent, rail, (await walletReading(ctx, agent, rail, requirement.amount)).reading);
 
-/**
- * A Solana offer's own terms: a fee payer that signs and sends (none of this owner's wallets), a memo
- * no longer than x402 allows.
- */
+/** A Solana offer's own terms: a fee payer that signs and sends (none of this owner's wallets). */
 function checkSolanaTerms(offer: X402Offer, chosen: X402Requirement, agent: AgentRecord, owner: string): void {
   if (chosen.feePayer === null || !isSolanaAddress(chosen.feePayer)) {
     throw new CofferError(
       'unsupported_offer',
       'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller',
     );
-  }
-  const memo = memoOf(chosen);
-  if (memo !== null && new TextEncoder().encode(memo).length > MAX_MEMO_BYTES) {
-    throw new CofferError('unsupported_offer', `the x402 offer's memo is longer than the ${MAX_MEMO_BYTES} bytes x402 allows`);
   }
   if (chosen.feePayer === agent.walletAddress || chosen.feePayer === owner) {
     throw new CofferError(

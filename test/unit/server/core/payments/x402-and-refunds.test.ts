@@ -88,6 +88,34 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(core.store.listPayments(core.owner, 'alpha', 10)).toHaveLength(1);
     });
 
+    it("pays the cheapest of an offer's entries on a rail, passing over one to the agent's own wallet; long memos are no terms", async () => {
+      const { x402 } = await x402Ready(store);
+      const other = randomAddress();
+      core.chain.mint(other, 1n);
+      const own = core.store.getAgent(core.owner, 'alpha')!.walletAddress;
+      const offer = (...entries: [string, bigint, string?][]) => {
+        const accepts = entries.flatMap(([payTo, amount, memo]) => (x402.answer402(payTo, amount, memo).body as { accepts: unknown[] }).accepts);
+        return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
+      };
+      // A seller steering with a dear first entry: the cheaper one is paid, whatever its place.
+      const cheaper = await core.x402Paid('alpha', offer([SELLER, 400_000n], [other, 10_000n]), null);
+      expect(core.store.getPayment(cheaper.paymentId)).toMatchObject({ recipient: other, amount: 10_000n });
+      // An entry dearer than maxPerPayment (10 here) refuses nothing where a cheaper one fits.
+      const fits = await core.x402Paid('alpha', offer([SELLER, 20_000_000n], [SELLER, 20_000n]), null);
+      expect(core.store.getPayment(fits.paymentId)).toMatchObject({ recipient: SELLER, amount: 20_000n });
+      // The agent's own wallet buys nothing: the entry after it is paid, though dearer.
+      const past = await core.x402Paid('alpha', offer([own, 10_000n], [SELLER, 30_000n]), null);
+      expect(core.store.getPayment(past.paymentId)).toMatchObject({ recipient: SELLER, amount: 30_000n });
+      // Only its own wallet offered: refused in words, nothing signed.
+      const calls = new Map(core.chain.calls);
+      await expectCofferError(core.x402Paid('alpha', offer([own, 10_000n]), null), 'unsupported_offer', /pays this agent's own wallet/);
+      // A memo longer than x402 puts on chain is no terms Coffer keeps: another entry is paid, or none.
+      await expectCofferError(core.x402Paid('alpha', offer([SELLER, 10_000n, 'm'.repeat(257)]), null), 'unsupported_offer', /memo/);
+      expect(core.chain.calls).toEqual(calls);
+      const short = await core.x402Paid('alpha', offer([SELLER, 10_000n, 'm'.repeat(257)], [SELLER, 40_000n, 'short']), null);
+      expect(core.store.getPayment(short.paymentId)).toMatchObject({ amount: 40_000n, memo: 'short' });
+    });
+
     it('two equal payments signed in one block are one transaction: the second is not handed out until the next block', async () => {
       const { chain } = await x402Ready(store);
       await core.x402Paid('alpha', ask(10_000n), null);
