@@ -9,6 +9,7 @@
 import type { EngineContext } from './context.js';
 import { formatUsdc } from '../wire/money.js';
 import type { Chain } from './ports/chain.js';
+import { openBase } from './rails.js';
 
 /** Fewer moves than this left in the treasury's gas on Base, and the dashboard warns. */
 export const LOW_GAS_MOVES = 100;
@@ -23,7 +24,7 @@ export interface BaseReads {
 }
 
 export function baseReads(ctx: Pick<EngineContext, 'base' | 'log'>): BaseReads {
-  let base: Chain | null = ctx.base ?? null;
+  let base: Chain | null = openBase(ctx);
   const read = async <T>(what: string, asked: (chain: Chain) => Promise<T>): Promise<T | null> => {
     if (base === null) return null;
     try {

@@ -26,10 +26,13 @@ export async function fileBaseWallets(ctx: EngineContext, treasury: string, wall
   }
 }
 
+/** The Base rail's chain where this data dir has it open; null where it is off. */
+export const openBase = (ctx: Pick<EngineContext, 'base'>): Chain | null => ctx.base ?? null;
+
 /** The chain of a rail: Solana's, or Base's where this data dir has it open. */
 export function chainOf(ctx: Pick<EngineContext, 'chain' | 'base'>, rail: Rail): Chain {
   if (rail === 'sol') return ctx.chain;
-  const base = ctx.base ?? null;
+  const base = openBase(ctx);
   if (base === null) {
     throw new CofferError(
       'rail_unavailable',

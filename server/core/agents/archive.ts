@@ -5,7 +5,7 @@ import { withdrawRequestsOf } from '../approvals/requests.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
 import { iso } from '../../wire/views.js';
-import { railWalletsOf } from '../rails.js';
+import { openBase, railWalletsOf } from '../rails.js';
 import type { Archived } from '../../wire/answers/agents.js';
 import { RAILS, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
@@ -65,7 +65,7 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
  * archive: an account not read may hold money that nobody would look for again.
  */
 async function baseBalanceToArchive(ctx: EngineContext, account: string | null, agentId: string): Promise<bigint> {
-  const base = ctx.base ?? null;
+  const base = openBase(ctx);
   if (base === null || account === null) return 0n;
   try {
     return await base.usdcBalance(account);
@@ -84,7 +84,7 @@ async function baseBalanceToArchive(ctx: EngineContext, account: string | null, 
  * ledger never moved USDC into is archived as before.
  */
 function refuseUnreadBase(ctx: EngineContext, owner: string, agentId: string, account: string | null): void {
-  if ((ctx.base ?? null) !== null || account === null || !ctx.store.hasMovedInto(owner, agentId, 'base', account)) return;
+  if (openBase(ctx) !== null || account === null || !ctx.store.hasMovedInto(owner, agentId, 'base', account)) return;
   throw new CofferError(
     'rail_unavailable',
     `agent "${agentId}" took USDC on Base, and the Base rail is off here, so what its account there holds cannot be read: open the Base rail, return what it holds, then archive`,

@@ -14,7 +14,7 @@ import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress } from '../../wire/rails.js';
 import { RAILS, checksummedEvmAddress, isEvmAddress, isZeroEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
-import { chainOf } from '../rails.js';
+import { chainOf, openBase } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
 import { isPayableOn } from './x402-payable.js';
@@ -185,7 +185,7 @@ function noX402Here(ctx: EngineContext, rail: Rail, version: number): string {
   if (rail === 'sol') {
     return `x402 pays Solana on devnet and mainnet, and this Coffer's Solana is ${ctx.chain.network}`;
   }
-  const base = ctx.base ?? null;
+  const base = openBase(ctx);
   if (base === null) return "this Coffer's Base rail is off";
   return version === 1
     ? `x402 v1 names Base and Base Sepolia only, and this Coffer's Base rail is ${base.network}`

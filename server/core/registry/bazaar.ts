@@ -38,6 +38,7 @@ import {
 import type { AuditStore, MetaStore, RegistryStore } from '../ports/store.js';
 import type { BazaarBody } from '../../wire/schemas.js';
 import { z } from 'zod';
+import { openBase } from '../rails.js';
 
 /** A list this young is fresh: no search reads it again. */
 export const BAZAAR_FRESH_MS = 10 * 60_000;
@@ -132,7 +133,7 @@ function cacheOf(ctx: ContextWith<MetaStore>): BazaarCache {
 
 function payableHere(ctx: ContextWith<MetaStore>): PayableHere {
   const names = ctx.x402?.networks ?? { sol: null, base: null };
-  const base = ctx.base ?? null;
+  const base = openBase(ctx);
   return {
     sol: names.sol === null ? null : { networks: names.sol, usdc: ctx.chain.usdc, network: ctx.chain.network },
     base: names.base === null || base === null ? null : { networks: names.base, usdc: base.usdc, network: base.network },

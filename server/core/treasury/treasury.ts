@@ -1,4 +1,4 @@
-import { addressOn, chainOf, fileBaseWallets } from '../rails.js';
+import { addressOn, chainOf, fileBaseWallets, openBase } from '../rails.js';
 import { RAILS, type Rail } from '../../wire/rails.js';
 import type { Chain } from '../ports/chain.js';
 import { CofferError } from '../../wire/errors.js';
@@ -180,7 +180,7 @@ export interface DepositsPolled {
 export async function pollDeposits(ctx: EngineContext, owner: string, rails: readonly Rail[] = RAILS): Promise<DepositsPolled> {
   const polled: DepositsPolled = { recorded: 0, unread: [] };
   for (const rail of rails) {
-    const chain = rail === 'sol' ? ctx.chain : (ctx.base ?? null);
+    const chain = rail === 'sol' ? ctx.chain : openBase(ctx);
     if (chain === null || chain.isSim) continue;
     const cursorMeta = rail === 'sol' ? `deposits.last_signature:${owner}` : `deposits.cursor:${rail}:${owner}`;
     let read: Awaited<ReturnType<Chain['incomingTransfers']>>;
