@@ -18,7 +18,7 @@
  */
 import { CofferError, isCofferError, refuse } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
-import { DAY_MS, type EngineContext } from '../context.js';
+import type { EngineContext } from '../context.js';
 import { withWalletReading } from '../wallet-balance.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
@@ -30,7 +30,7 @@ import type { HoldReason } from '../policy/holds.js';
 import { budgetedOf, judgeInReservation } from './judge.js';
 import { movePayment, paymentFields, signCofferPayment, agentStoppedField } from './move.js';
 import type { PaymentToMove } from './payment.js';
-import { neverLanded, type MoveKey } from '../transfers/lifecycle.js';
+import { checkSameRequest, keyOfPayment, takenUnderKey, type MoveKey } from '../transfers/lifecycle.js';
 import { paymentResult } from './payment-result.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
 import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
@@ -151,10 +151,7 @@ export async function payHeld(
     recipient: held.recipient,
     amount: held.amount,
     listed: null,
-    key:
-      held.idempotencyKey === null
-        ? null
-        : { kinds: ['payment'], agentId: held.agentId, key: held.idempotencyKey, requestHash: held.requestHash ?? '' },
+    key: keyOfPayment(held),
     sentBy: 'coffer',
     rail: held.rail,
     id: held.id,
@@ -223,12 +220,10 @@ export function endedNonceRefusal(
  * leaves the key free.
  */
 function heldUnderKey(ctx: EngineContext, agent: AgentRecord, key: MoveKey<'payment'>): AwaitingApproval | null {
-  const first = ctx.store.findByIdempotencyKey(key.kinds, agent.owner, key.agentId, key.key, ctx.clock.now() - DAY_MS);
   // One that never landed (dropped) leaves the key a first try, as moveMoney takes it.
-  if (first === null || neverLanded(first)) return null;
-  if (first.kind !== 'payment' || first.requestHash !== key.requestHash) {
-    throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
-  }
+  const first = takenUnderKey(ctx, agent.owner, key);
+  if (first === null) return null;
+  checkSameRequest(first, key);
   if (first.status === 'held') return awaitingOf(ctx, first);
   throw new CofferError('chain_unavailable', 'the request made with this Idempotency-Key meanwhile was decided; ask again', {
     retryAfterSeconds: 1,

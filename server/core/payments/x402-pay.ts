@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
 import { formatUsdc } from '../../wire/money.js';
 import { earlierPayment, keyOf, movePayment, payingAgent, agentStoppedField } from './move.js';
 import { judgeAtDoor } from './judge.js';
-import type { MoveKey } from '../transfers/lifecycle.js';
+import { keyOfPayment } from '../transfers/lifecycle.js';
 import { awaitingOf, holdPayment } from './held.js';
 import { endedCode } from '../approvals/requests.js';
 import { done, type Outcome } from '../outcome.js';
@@ -176,7 +176,7 @@ async function purchaseOn(
       ...asked,
       // The key of the request the owner said yes to (held under it), as /pay's approved payments
       // keep theirs: that request asked again answers this purchase, never a second one.
-      key: heldKey(held),
+      key: keyOfPayment(held),
       id: held.id,
       memo: memo ?? held.id,
       nonce: memo,
@@ -259,12 +259,6 @@ const madeWith = (made: PaymentRecord, fresh: { payTo: string; amount: bigint; u
   made.resource === fresh.url &&
   made.rail === fresh.rail &&
   made.memo === (fresh.memo ?? made.id);
-
-/** The Idempotency-Key a held payment was asked under, for the payment made under its approval. */
-const heldKey = (held: PaymentRecord): MoveKey<'payment'> | null =>
-  held.idempotencyKey === null
-    ? null
-    : { kinds: ['payment'], agentId: held.agentId, key: held.idempotencyKey, requestHash: held.requestHash ?? '' };
 
 /**
  * The answer to a request already made under this Idempotency-Key: the same payment and header; the

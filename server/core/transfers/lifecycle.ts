@@ -27,7 +27,7 @@ import { audit, DAY_MS, type EngineContext } from '../context.js';
 import { formatUsdc } from '../../wire/money.js';
 import type { ChainInLedger, PreparedTransfer, TransactionFate } from '../ports/chain.js';
 import type { CofferEvent } from '../events.js';
-import type { SentTransaction, TransferKind, TransferOf, TransferRecord } from '../ports/store.js';
+import type { PaymentRecord, SentTransaction, TransferKind, TransferOf, TransferRecord } from '../ports/store.js';
 import type { Rail } from '../../wire/rails.js';
 import { chainOf } from '../rails.js';
 
@@ -92,16 +92,8 @@ export async function earlierAttempt<K extends TransferKind>(
 ): Promise<TransferOf<K> | null> {
   const first = findUnderKey(ctx, owner, key);
   if (first === null) return null;
-  const what = first.kind === 'faucet' ? 'faucet mint' : first.kind;
-  if (first.kind !== key.kinds[0]) {
-    throw new CofferError(
-      'idempotency_key_reused',
-      `this Idempotency-Key was already used for ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`,
-    );
-  }
-  if (first.requestHash !== key.requestHash) {
-    throw new CofferError('idempotency_key_reused', `this Idempotency-Key was already used for a different ${what}`);
-  }
+  checkSameRequest(first, key);
+  const what = whatWords(first);
   await ctx.state.transfersInFlight.get(first.id)?.catch(() => undefined);
   const settled = (ctx.store.getTransfer(first.id) ?? first) as TransferOf<K>;
   if (neverLanded(settled)) return null;
@@ -119,6 +111,37 @@ export async function earlierAttempt<K extends TransferKind>(
 
 const findUnderKey = <K extends TransferKind>(ctx: EngineContext, owner: string, key: MoveKey<K>) =>
   ctx.store.findByIdempotencyKey(key.kinds, owner, key.agentId, key.key, ctx.clock.now() - DAY_MS);
+
+/**
+ * The row that holds a request's Idempotency-Key now, looked up inside a write: null where none does
+ * (none within the day, or the one there never landed, leaving the key a first try).
+ */
+export function takenUnderKey<K extends TransferKind>(ctx: EngineContext, owner: string, key: MoveKey<K>): TransferOf<K> | null {
+  const first = findUnderKey(ctx, owner, key);
+  return first === null || neverLanded(first) ? null : first;
+}
+
+/** A request under a key that another kind of move or another request took: 409. */
+export function checkSameRequest<K extends TransferKind>(first: TransferRecord, key: MoveKey<K>): void {
+  const what = whatWords(first);
+  if (first.kind !== key.kinds[0]) {
+    throw new CofferError(
+      'idempotency_key_reused',
+      `this Idempotency-Key was already used for ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`,
+    );
+  }
+  if (first.requestHash !== key.requestHash) {
+    throw new CofferError('idempotency_key_reused', `this Idempotency-Key was already used for a different ${what}`);
+  }
+}
+
+const whatWords = (row: TransferRecord) => (row.kind === 'faucet' ? 'faucet mint' : row.kind);
+
+/** The Idempotency-Key a payment was asked under (a held one's, for the payment made under its approval). */
+export const keyOfPayment = (payment: PaymentRecord): MoveKey<'payment'> | null =>
+  payment.idempotencyKey === null
+    ? null
+    : { kinds: ['payment'], agentId: payment.agentId, key: payment.idempotencyKey, requestHash: payment.requestHash ?? '' };
 
 /**
  * Moves money: signed, then reserved and recorded in one write, then sent and settled (see the top of
@@ -141,10 +164,7 @@ export async function moveMoney<K extends TransferKind, S extends SignedTransfer
   // The one write: checks, the row with its signed transaction, what it buys, and on the embedded
   // chain the transfer and its settlement. Null when another request took the key meanwhile.
   const reserved = ctx.store.transaction((): { row: TransferOf<K>; landing: Landing | null } | null => {
-    if (move.key !== null) {
-      const first = findUnderKey(ctx, owner, move.key);
-      if (first !== null && !neverLanded(first)) return null;
-    }
+    if (move.key !== null && takenUnderKey(ctx, owner, move.key) !== null) return null;
     const row = move.reserve(signed);
     ctx.store.insertTransfer(row);
     move.alsoWrite?.(row);
