@@ -92,6 +92,14 @@ export function judgeInReservation(
   return { refusal, reading: policy.reading() };
 }
 
+/**
+ * Whether the policy and the registry's price allow a payment as asked, the kill switch aside: how an
+ * x402 offer's entries are told apart before one is chosen (the one chosen is then judged as every
+ * payment is). Reads what the door's judgement reads; writes nothing.
+ */
+export const allowedAtDoor = (ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked): boolean =>
+  (policyOnce(ctx, agent, asked).refusal() ?? priceCapRefusal(asked.service?.id ?? asked.serviceId, asked.listed, asked.amount)) === null;
+
 /** A payment as the policy and its budgets see it. */
 export const budgetedOf = (asked: PaymentAsked): BudgetedPayment => ({
   serviceId: asked.serviceId,

@@ -2,14 +2,15 @@
  * Which entry of a seller's x402 offer Coffer pays, and on which rail: scheme `exact` in USDC on a
  * network of a rail Coffer pays x402 on (the rail asked, or the one whose wallet holds the amount,
  * the owner's preferred first), to someone a payment reaches (paid-to.ts), on terms the agent's
- * wallet can sign, the cheapest such entry on its rail; anything else refused before any money
- * moves, in words that say what was offered.
+ * wallet can sign, the cheapest such entry on its rail that the agent's policy allows (else the
+ * cheapest, whose refusal is said); anything else refused before any money moves, in words that say
+ * what was offered.
  * x402-pay.ts buys the entry chosen here.
  */
 import { DEMO_EVM_CHAIN_ID, DEMO_EVM_NETWORK } from '../../wire/network-words.js';
 import { CofferError } from '../../wire/errors.js';
 import type { EngineContext } from '../context.js';
-import type { AgentRecord } from '../ports/store.js';
+import type { AgentRecord, PaymentRecord } from '../ports/store.js';
 import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress } from '../../wire/rails.js';
 import { RAILS, checksummedEvmAddress, isEvmAddress, isZeroEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
@@ -44,17 +45,27 @@ export async function payableRequirement(
   agent: AgentRecord,
   owner: string,
   asked: Rail | undefined,
+  /**
+   * Which entries are paid first, of those a rail can pay: under an approval, what the owner approved
+   * (approvedFirst); else those the agent's policy allows (the cheapest of them).
+   */
+  prefer: { approved?: HeldTerms; allowed: (payable: Payable) => boolean },
 ): Promise<{ chosen: Payable; keyed: Payable[]; instead?: Payable }> {
   const considered = RAILS.filter((rail) => asked === undefined || rail === asked).map((rail) => payablesOn(ctx, offer, rail));
-  // An entry paying the agent's own wallet buys nothing: passed over; refused in words where it is all there is.
-  const payables = considered.map((onRail) => onRail.filter((payable) => !isOwnWallet(ctx, agent, payable.recipient, payable.rail)));
-  const itself = considered.flat()[0];
-  if (payables.every((onRail) => onRail.length === 0) && itself !== undefined) checkNotItself(ctx, itself, agent);
+  // An entry on terms Coffer does not sign (paying the agent's own wallet; on Solana, without a fee
+  // payer or with one of this treasury's) is passed over; refused in words where it is all there is.
+  const payables = considered.map((onRail) => onRail.filter((payable) => termsFault(payable, ctx, agent, owner) === null));
+  if (payables.every((onRail) => onRail.length === 0)) {
+    const fault = considered.flat().map((payable) => termsFault(payable, ctx, agent, owner))[0];
+    if (fault !== undefined && fault !== null) throw new CofferError('unsupported_offer', fault);
+  }
   // What a retry's Idempotency-Key is hashed over: the cheapest payable entry on each rail, as the
   // offer states it, not whether its signing would refuse it now (the token may be unread: the node
   // answering or not would make one request two).
   const keyed = payables.map((onRail) => onRail[0]).filter((payable): payable is Payable => payable !== undefined);
-  const signable = await Promise.all(payables.map((onRail) => firstSignable(ctx, onRail)));
+  const { approved, allowed } = prefer;
+  const ordered = payables.map((onRail) => (approved !== undefined ? approvedFirst(onRail, approved) : allowedFirst(onRail, allowed)));
+  const signable = await Promise.all(ordered.map((onRail) => firstSignable(ctx, onRail)));
   const onRails = signable.map(({ payable }) => payable).filter((payable): payable is Payable => payable !== null);
   const refusals = signable.map(({ refusal }) => refusal).filter((refusal): refusal is string => refusal !== null);
   const first = onRails[0];
@@ -62,13 +73,15 @@ export async function payableRequirement(
   // said as it would, before anything is judged or held.
   if (first === undefined && refusals[0] !== undefined) throw new CofferError('unsupported_offer', refusals[0]);
   if (first === undefined) {
-    const offered =
-      offer.requirements
-        .map(
-          (entry) =>
-            `${entry.scheme} on ${entry.network} in ${entry.asset}${offeredHow(entry, railNamed(ctx, entry.network, offer.x402Version))}`,
-        )
-        .join('; ') || 'nothing';
+    // The first few entries said (an offer may hold hundreds), and how many more there are.
+    const said = offer.requirements
+      .slice(0, ENTRIES_SAID)
+      .map(
+        (entry) =>
+          `${entry.scheme} on ${entry.network} in ${entry.asset}${offeredHow(entry, railNamed(ctx, entry.network, offer.x402Version))}`,
+      );
+    const more = offer.requirements.length - said.length;
+    const offered = (said.join('; ') || 'nothing') + (more > 0 ? `; and ${more} more entr${more === 1 ? 'y' : 'ies'}` : '');
     const where = RAILS.filter((rail) => asked === undefined || rail === asked)
       .map((rail) => x402NetworkOf(ctx, rail, offer.x402Version))
       .filter((name): name is string => name !== null);
@@ -95,31 +108,31 @@ export async function payableRequirement(
       : alsoPayable === undefined
         ? first
         : { ...first, alsoShort: { rail: alsoPayable, free: null } };
-  if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
   // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
   // other rail, where the offer is tried should the chosen one run short before its reservation.
   const other = chosen.alsoShort === undefined ? onRails.find((payable) => payable.rail !== chosen.rail) : undefined;
-  return { chosen, keyed, ...(other !== undefined && payableTerms(ctx, offer, other, agent, owner) ? { instead: other } : {}) };
+  return { chosen, keyed, ...(other !== undefined ? { instead: other } : {}) };
 }
 
-/** Whether the offer's terms on a rail are ones Coffer signs (a Solana entry's own: checkSolanaTerms). */
-function payableTerms(ctx: EngineContext, offer: X402Offer, payable: Payable, agent: AgentRecord, owner: string): boolean {
-  try {
-    if (payable.rail === 'sol') checkSolanaTerms(offer, payable.requirement, agent, owner);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** An offer paid only to the paying agent's own wallet on that rail buys nothing: refused before anything is held. */
-function checkNotItself(ctx: EngineContext, payable: Payable, agent: AgentRecord): void {
+/**
+ * Why Coffer does not sign an entry's terms for this agent, whatever its wallet holds: it pays the
+ * agent's own wallet on that rail (nothing would be bought), or on Solana it names no fee payer that
+ * signs and sends, or one of this treasury's wallets (Coffer signs only as the payer). Null where it
+ * signs them.
+ */
+function termsFault(payable: Payable, ctx: EngineContext, agent: AgentRecord, owner: string): string | null {
   if (isOwnWallet(ctx, agent, payable.recipient, payable.rail)) {
-    throw new CofferError(
-      'unsupported_offer',
-      `the x402 offer pays this agent's own wallet on ${railName(payable.rail)} (${payable.recipient}): nothing would be bought`,
-    );
+    return `the x402 offer pays this agent's own wallet on ${railName(payable.rail)} (${payable.recipient}): nothing would be bought`;
   }
+  if (payable.rail !== 'sol') return null;
+  const { feePayer } = payable.requirement;
+  if (feePayer === null || !isSolanaAddress(feePayer)) {
+    return 'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller';
+  }
+  if (feePayer === agent.walletAddress || feePayer === owner) {
+    return "the x402 offer names one of this treasury's wallets as its fee payer: Coffer signs only as the payer";
+  }
+  return null;
 }
 
 /**
@@ -143,7 +156,9 @@ function memoFault(entry: X402Requirement): string {
   const memo = entry.extra.memo;
   if (memo === undefined) return '';
   if (typeof memo !== 'string') return ' (its extra.memo not text)';
-  return new TextEncoder().encode(memo).length > MAX_MEMO_BYTES ? ` (its extra.memo longer than the ${MAX_MEMO_BYTES} bytes x402 allows)` : '';
+  return new TextEncoder().encode(memo).length > MAX_MEMO_BYTES
+    ? ` (its extra.memo longer than the ${MAX_MEMO_BYTES} bytes x402 allows)`
+    : '';
 }
 
 /** Why an entry's payTo takes no payment on its rail, in words (nothing where it may). */
@@ -172,13 +187,37 @@ async function firstSignable(ctx: EngineContext, payables: Payable[]): Promise<{
   return { payable: null, refusal: first };
 }
 
-/** The rail of the purchase held under an approval (its checks come later, in underApproval). */
-export function heldRail(ctx: EngineContext, approvalId: string): Rail | undefined {
+/**
+ * A rail's payables with those the agent's policy and the registry's price allow first (the cheapest
+ * of them first): a cheaper entry to a recipient the agent may not pay, or over a budget or a listed
+ * price, refuses nothing where another entry is allowed. Judged only where the rail has a choice.
+ */
+const allowedFirst = (payables: Payable[], allowed: (payable: Payable) => boolean): Payable[] => {
+  if (payables.length < 2) return payables;
+  const allows = payables.map(allowed);
+  return [...payables.filter((_, index) => allows[index]), ...payables.filter((_, index) => !allows[index])];
+};
+
+/** What the owner approved of a held purchase: its rail, recipient and amount. */
+export type HeldTerms = Pick<PaymentRecord, 'rail' | 'recipient' | 'amount'>;
+
+/** The purchase held under an approval, as approved (its checks come later, in x402-pay.ts underApproval). */
+export function heldTerms(ctx: EngineContext, approvalId: string): HeldTerms | undefined {
   const approval = ctx.store.getApproval(approvalId);
   const paymentId = approval?.paymentId ?? null;
-  const held = paymentId === null ? null : ctx.store.getPayment(paymentId);
-  return held?.rail;
+  return (paymentId === null ? null : ctx.store.getPayment(paymentId)) ?? undefined;
 }
+
+/**
+ * A rail's payables with those the owner's yes covers first (to the recipient approved, at most the
+ * amount approved; the cheapest of them first): a seller's fresh terms that add a cheaper entry to
+ * someone else do not turn the approved purchase into another one, refused as approval_mismatch.
+ */
+const approvedFirst = (payables: Payable[], approved: HeldTerms): Payable[] => {
+  const covered = (payable: Payable) =>
+    payable.rail === approved.rail && payable.recipient === approved.recipient && payable.requirement.amount <= approved.amount;
+  return [...payables.filter(covered), ...payables.filter((payable) => !covered(payable))];
+};
 
 /** Why a rail pays no x402 of this version on this Coffer: its network has no x402 name, or the rail is off. */
 function noX402Here(ctx: EngineContext, rail: Rail, version: number): string {
@@ -255,21 +294,8 @@ async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: P
 export const freeOn = async (ctx: EngineContext, agent: AgentRecord, { rail, requirement }: Payable): Promise<bigint> =>
   freeBalance(ctx, agent, rail, (await walletReading(ctx, agent, rail, requirement.amount)).reading);
 
-/** A Solana offer's own terms: a fee payer that signs and sends (none of this owner's wallets). */
-function checkSolanaTerms(offer: X402Offer, chosen: X402Requirement, agent: AgentRecord, owner: string): void {
-  if (chosen.feePayer === null || !isSolanaAddress(chosen.feePayer)) {
-    throw new CofferError(
-      'unsupported_offer',
-      'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller',
-    );
-  }
-  if (chosen.feePayer === agent.walletAddress || chosen.feePayer === owner) {
-    throw new CofferError(
-      'unsupported_offer',
-      "the x402 offer names one of this treasury's wallets as its fee payer: Coffer signs only as the payer",
-    );
-  }
-}
+/** How many of an unpayable offer's entries its refusal names. */
+const ENTRIES_SAID = 5;
 
 /** The longest memo x402's exact scheme puts on chain. */
 const MAX_MEMO_BYTES = 256;

@@ -5,7 +5,7 @@ import { getAgentOrThrow } from '../agent-lookup.js';
 import { newId } from '../ids.js';
 import { formatUsdc } from '../../wire/money.js';
 import { earlierPayment, keyOf, movePayment, payingAgent, agentStoppedField } from './move.js';
-import { judgeAtDoor } from './judge.js';
+import { allowedAtDoor, judgeAtDoor } from './judge.js';
 import { keyOfPayment } from '../transfers/lifecycle.js';
 import { awaitingOf, holdPayment } from './held.js';
 import { endedCode } from '../approvals/requests.js';
@@ -14,13 +14,14 @@ import { recordingRefusals } from './refusal-log.js';
 import { registryServiceFor } from '../registry/registry.js';
 import { iso } from '../../wire/views.js';
 import type { AgentRecord, PaymentRecord } from '../ports/store.js';
+import type { PaymentAsked } from './payment.js';
 import type { X402Offer } from '../ports/x402.js';
 import { type X402PayBody } from '../../wire/schemas.js';
 import { type Rail } from '../../wire/rails.js';
 import { addressOn, chainOf } from '../rails.js';
 import { settleX402 } from '../transfers/seller-sent.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
-import { freeOn, heldRail, memoOf, payableRequirement, type Payable } from './x402-entry.js';
+import { freeOn, heldTerms, memoOf, payableRequirement, type Payable } from './x402-entry.js';
 
 /**
  * Coffer pays x402 APIs: an agent hands over the 402 a seller answered, Coffer picks the offer it can
@@ -44,9 +45,11 @@ export async function payX402(
   const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
   if (buyer !== null && offer === null)
     throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
-  // An approved purchase is paid on the rail it was held on.
-  const askedRail = body.rail ?? (body.approvalId === undefined ? undefined : heldRail(ctx, body.approvalId));
-  const payables = offer === null ? null : await payableRequirement(ctx, offer, agent, principal.owner, askedRail);
+  // An approved purchase is paid on the rail it was held on, to whom it was approved for where the offer still says so.
+  const approved = body.approvalId === undefined ? undefined : heldTerms(ctx, body.approvalId);
+  const askedRail = body.rail ?? approved?.rail;
+  const allowed = (payable: Payable) => allowedAtDoor(ctx, agent, { ...entryAsked(ctx, payable, body.url), key: null });
+  const payables = offer === null ? null : await payableRequirement(ctx, offer, agent, principal.owner, askedRail, { approved, allowed });
   // The purchase as it is tried: on the rail chosen, or on the other where the chosen one's funds ran out.
   let tried = payables?.chosen ?? null;
   return recordingRefusals(
@@ -105,6 +108,20 @@ const BOTH_RAILS_REFUSALS = new Set(['insufficient_funds', 'agent_suspended', 'p
 const serviceLabelOf = (ctx: EngineContext, payable: Payable, url: string) =>
   registryServiceFor(ctx, payable.recipient, url).serviceId ?? new URL(url).host;
 
+/** An entry of an offer as a payment asks it (the registry's word on its recipient read here), but for its key. */
+const entryAsked = (ctx: EngineContext, payable: Payable, url: string): Omit<PaymentAsked, 'key'> & { recipient: string } => {
+  const listing = registryServiceFor(ctx, payable.recipient, url);
+  return {
+    serviceId: listing.serviceId,
+    service: listing.service,
+    recipient: payable.recipient,
+    amount: payable.requirement.amount,
+    listed: listing.listed,
+    sentBy: 'seller',
+    rail: payable.rail,
+  };
+};
+
 /** What a purchase is made of, whichever rail of the offer it is tried on. */
 interface PurchaseAsked {
   body: X402PayBody;
@@ -127,17 +144,11 @@ async function purchaseOn(
   payable: Payable,
 ): Promise<Outcome<X402Payment>> {
   const { requirement } = payable;
-  // What the registry says of the recipient, and the seller's memo: read once, used below.
-  const listing = registryServiceFor(ctx, payable.recipient, body.url);
   const memo = memoOf(requirement);
   const { amount } = requirement;
   const { rail, recipient: payTo } = payable;
   const asked = {
-    serviceId: listing.serviceId,
-    service: listing.service,
-    recipient: payTo,
-    amount,
-    listed: listing.listed,
+    ...entryAsked(ctx, payable, body.url),
     // The request's terms, whichever rail is chosen now: a retry finds its payment even where the
     // wallets' funds would choose another rail today.
     key: keyOf(agent, idempotencyKey, [
@@ -149,8 +160,6 @@ async function purchaseOn(
       // signing would refuse the first).
       memoOf((keyed.find((each) => each.rail === rail) ?? payable).requirement),
     ]),
-    sentBy: 'seller' as const,
-    rail,
     ...(payable.alsoShort === undefined ? {} : { alsoShort: payable.alsoShort }),
   };
   const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);

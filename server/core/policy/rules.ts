@@ -66,11 +66,13 @@ export function firstRefusal(policy: Policy, usage: PolicyUsage, ask: PaymentAsk
   const expired = expiredRefusal(policy.expiresAt, usage.now);
   if (expired !== null) return expired;
   if (!isAllowed(policy.allowedServices, ask.serviceId, ask.inRegistry, ask.recipient)) {
+    // Outside the registry the name is the agent's own or the URL's host: who is paid is said too.
+    const paidTo = !ask.inRegistry && ask.recipient !== undefined && ask.recipient !== ask.serviceId ? `, paid to ${ask.recipient},` : '';
     return new CofferError(
       'service_not_allowed',
       !ask.inRegistry && policy.allowedServices.includes(ask.serviceId)
         ? `"${ask.serviceId}" is not in the registry, so its name does not pin who is paid; add the recipient ${ask.recipient ?? '(none sent)'} to this agent's allowed services`
-        : `service "${ask.serviceId}" is not one of this agent's allowed services`,
+        : `service "${ask.serviceId}"${paidTo} is not one of this agent's allowed services`,
     );
   }
   if (ask.amount > policy.maxPerPayment) {

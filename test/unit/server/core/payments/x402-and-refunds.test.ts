@@ -114,6 +114,74 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(core.chain.calls).toEqual(calls);
       const short = await core.x402Paid('alpha', offer([SELLER, 10_000n, 'm'.repeat(257)], [SELLER, 40_000n, 'short']), null);
       expect(core.store.getPayment(short.paymentId)).toMatchObject({ amount: 40_000n, memo: 'short' });
+      // A cheap entry whose fee payer Coffer would be (none named, or the treasury) is passed over too.
+      const feePaidBy = (feePayer: string | undefined) => {
+        const dear = offer([SELLER, 50_000n]);
+        const cheap = offer([SELLER, 1n]).body.accepts[0] as { extra: Record<string, unknown> };
+        cheap.extra = feePayer === undefined ? {} : { feePayer };
+        return { ...dear, body: { ...dear.body, accepts: [cheap, ...dear.body.accepts] } };
+      };
+      for (const feePayer of [undefined, core.owner]) {
+        const passed = await core.x402Paid('alpha', feePaidBy(feePayer), null);
+        expect(core.store.getPayment(passed.paymentId)).toMatchObject({ amount: 50_000n });
+        core.chain.advanceBlocks(1n);
+      }
+    });
+
+    it('passes over a cheaper entry the policy or the registry refuses for one they allow; with none allowed, the cheapest is refused', async () => {
+      core = await coreEngine({ store });
+      const { x402 } = core;
+      const [other, third] = [randomAddress(), randomAddress()];
+      for (const address of [SELLER, other, third]) core.chain.mint(address, 1n);
+      await core.fundedAgent('picky', '1', { allowedServices: [other, third], budgets: [{ amount: '0.01', window: 'day', recipient: third }] });
+      const offer = (...entries: [string, bigint][]) => {
+        const accepts = entries.flatMap(([payTo, amount]) => (x402.answer402(payTo, amount).body as { accepts: unknown[] }).accepts);
+        return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
+      };
+      // SELLER is not allowed, the 0.02 to `third` passes its budget: the 0.30 to `other` is paid.
+      const paid = await core.x402Paid('picky', offer([SELLER, 10_000n], [third, 20_000n], [other, 300_000n]), 'k');
+      expect(core.store.getPayment(paid.paymentId)).toMatchObject({ recipient: other, amount: 300_000n });
+      // Its key is the offer's terms, whatever the policy says: asked again, the same purchase.
+      expect(await core.x402Paid('picky', offer([SELLER, 10_000n], [third, 20_000n], [other, 300_000n]), 'k')).toEqual(paid);
+      // None allowed: the cheapest entry's refusal, nothing signed.
+      core.chain.advanceBlocks(1n);
+      await expectCofferError(core.x402Paid('picky', offer([third, 20_000n], [SELLER, 10_000n]), null), 'service_not_allowed');
+      expect(core.store.listPayments(core.owner, 'picky', 10)).toHaveLength(1);
+    });
+
+    it('an offer of many entries none of which it pays is refused naming the first five and how many more', async () => {
+      const { x402 } = await x402Ready(store);
+      const accepts = Array.from({ length: 200 }, (_, index) => {
+        const [entry] = (x402.answer402(SELLER, BigInt(index + 1)).body as { accepts: Record<string, unknown>[] }).accepts;
+        return { ...entry, network: 'eip155:1' };
+      });
+      const refused = await expectCofferError(
+        core.x402Paid('alpha', { url: URL_PAID, status: 402, headers: {}, body: { x402Version: 2, accepts } }),
+        'unsupported_offer',
+        /the seller offers (exact on eip155:1 in \S+; ){5}and 195 more entries/,
+      );
+      expect(refused.message.length).toBeLessThan(1_000);
+    });
+
+    it('under an approval, pays the approved recipient at or below the amount approved, though the offer now lists a cheaper entry to another', async () => {
+      core = await coreEngine({ store });
+      const { x402 } = core;
+      const other = randomAddress();
+      for (const address of [SELLER, other]) core.chain.mint(address, 1n);
+      await core.fundedAgent('asker', '1', { askAbove: '0.05' });
+      const offer = (...entries: [string, bigint][]) => {
+        const accepts = entries.flatMap(([payTo, amount]) => (x402.answer402(payTo, amount).body as { accepts: unknown[] }).accepts);
+        return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
+      };
+      const held = await core.engine.payX402(core.asAgent('asker'), 'asker', offer([SELLER, 400_000n], [SELLER, 100_000n]), null);
+      if (held.kind !== 'awaiting_approval') throw new Error('the purchase was not held');
+      expect(core.store.getPayment(held.approval.paymentId!)).toMatchObject({ recipient: SELLER, amount: 100_000n });
+      await core.engine.approve(core.asOwner, held.approval.approvalId);
+      // The seller's fresh terms put a cheaper entry to someone else first: the approved one is paid.
+      const fresh = { ...offer([other, 20_000n], [SELLER, 400_000n], [SELLER, 100_000n]), approvalId: held.approval.approvalId };
+      const paid = await core.x402Paid('asker', fresh);
+      expect(core.store.getPayment(paid.paymentId)).toMatchObject({ id: held.approval.paymentId, recipient: SELLER, amount: 100_000n });
+      expect(core.store.listPayments(core.owner, 'asker', 10)).toHaveLength(1);
     });
 
     it('two equal payments signed in one block are one transaction: the second is not handed out until the next block', async () => {
