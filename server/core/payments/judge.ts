@@ -56,7 +56,7 @@ export async function judgeAtDoor(
   refuse(
     stoppedRefusal(agent) ??
       policy.refusal() ??
-      priceCapRefusal(asked.service?.id ?? asked.serviceId, asked.listed, asked.amount) ??
+      priceCapRefusal(asked) ??
       (await recipientRefusal()),
   );
   const { recipient } = asked;
@@ -98,7 +98,7 @@ export function judgeInReservation(
  * payment is). Reads what the door's judgement reads; writes nothing.
  */
 export const allowedAtDoor = (ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked): boolean =>
-  (policyOnce(ctx, agent, asked).refusal() ?? priceCapRefusal(asked.service?.id ?? asked.serviceId, asked.listed, asked.amount)) === null;
+  (policyOnce(ctx, agent, asked).refusal() ?? priceCapRefusal(asked)) === null;
 
 /** A payment as the policy and its budgets see it. */
 export const budgetedOf = (asked: PaymentAsked): BudgetedPayment => ({

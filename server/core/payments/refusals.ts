@@ -8,18 +8,24 @@ import { formatUsdc, parseAmount } from '../../wire/money.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
 import { railName } from '../../wire/rail-words.js';
 import type { Rail } from '../../wire/rails.js';
+import type { PaymentAsked } from './payment.js';
 
 /**
  * One rule for every door (HTTP, MCP, CLI, payingFetch, x402): a registry service is never paid more
  * than it lists, whoever asks; a seller's 402 asking for more is a seller to look at, not to pay.
  */
-export const priceCapRefusal = (serviceId: string, listed: bigint | null, amount: bigint): Refusal =>
+export const priceCapRefusal = ({ service, recipient, listed, amount }: PriceCapped): Refusal =>
   listed === null || amount <= listed
     ? null
     : new CofferError(
         'price_above_registry',
-        `${formatUsdc(amount)} USDC is more than the ${formatUsdc(listed)} USDC the registry lists for "${serviceId}"`,
+        // No one service of the registry is this one (several are paid to that address, none at its
+        // URL): the cap is the dearest of theirs, said so.
+        `${formatUsdc(amount)} USDC is more than the ${formatUsdc(listed)} USDC the registry lists for ${service === null ? `the services paid to ${recipient ?? 'that address'}` : `"${service.id}"`}`,
       );
+
+/** What the registry's price caps: the service paid (null: none of the registry's is named), its recipient, the cap and the amount. */
+type PriceCapped = Pick<PaymentAsked, 'service' | 'recipient' | 'listed' | 'amount'>;
 
 /**
  * A payment without a seller's nonce is redeemed by its receipt alone: a Coffer paywall takes it once

@@ -24,12 +24,13 @@ const agent: AgentRecord = {
   archivedAt: null,
 };
 const service = (pricePerCall: string | null) => ({ id: 'svc', pricePerCall }) as ServiceRecord;
+const capped = (listed: bigint | null, amount: bigint) => ({ service: service('0.01'), recipient: 'w', listed, amount });
 const earlier: PaymentRecord = paymentRow({ id: 'pay_1', owner: 'o', agentId: 'alpha', amount: 1n, createdAt: 0 });
 
 describe('the decisions on a payment answer a refusal as a value', () => {
   it('each allows what it should, with null', () => {
-    expect(priceCapRefusal('svc', null, 10n)).toBeNull();
-    expect(priceCapRefusal('svc', 10n, 10n)).toBeNull();
+    expect(priceCapRefusal(capped(null, 10n))).toBeNull();
+    expect(priceCapRefusal(capped(10n, 10n))).toBeNull();
     expect(buysNoCallRefusal(service(null), 1n)).toBeNull();
     expect(buysNoCallRefusal(service('0.01'), 10_000n)).toBeNull();
     expect(archivedRecipientRefusal('w', null)).toBeNull();
@@ -41,7 +42,9 @@ describe('the decisions on a payment answer a refusal as a value', () => {
   });
 
   it('each refuses with its stable code and says why', () => {
-    expect(priceCapRefusal('svc', 10n, 11n)).toMatchObject({ code: 'price_above_registry', message: expect.stringContaining('"svc"') });
+    expect(priceCapRefusal(capped(10n, 11n))).toMatchObject({ code: 'price_above_registry', message: expect.stringContaining('"svc"') });
+    // Several services paid to one address, none of them this one: the cap is theirs, said so.
+    expect(priceCapRefusal({ ...capped(10n, 11n), service: null })?.message).toMatch(/lists for the services paid to w$/);
     expect(buysNoCallRefusal(service('0.01'), 9_999n)).toMatchObject({ code: 'price_below_registry' });
     expect(archivedRecipientRefusal('w', { ...agent, archivedAt: 1 })).toMatchObject({ code: 'recipient_archived' });
     // Which wallet: the one on the rail paid (a Base payment is judged by the Base account alone).
@@ -57,7 +60,7 @@ describe('the decisions on a payment answer a refusal as a value', () => {
   });
 
   it('refuse throws the first refusal of a chain and nothing when all allow', () => {
-    expect(() => refuse(stoppedRefusal(agent) ?? balanceRefusal(1n, 2n, 'sol') ?? priceCapRefusal('svc', 1n, 2n))).toThrow(
+    expect(() => refuse(stoppedRefusal(agent) ?? balanceRefusal(1n, 2n, 'sol') ?? priceCapRefusal(capped(1n, 2n)))).toThrow(
       expect.objectContaining({ code: 'insufficient_funds' }),
     );
     expect(() => refuse(stoppedRefusal(agent) ?? balanceRefusal(2n, 2n, 'sol'))).not.toThrow();
