@@ -892,6 +892,36 @@ describe('the 402 flow against the demo paid API', () => {
           if (path === '/v1')
             expect(error.message).toMatch(/; x402 v1 names Base and Base Sepolia only, and this Coffer's Base rail is sim$/);
         }
+        // Asked on Solana, where this Coffer pays no x402, of an offer also payable on Base: said so.
+        const both = await listen(
+          express().get('/both', (_req, res) => {
+            const onBase = {
+              ...offer,
+              network: 'eip155:790526',
+              amount: '10000',
+              asset: t.coffer.base!.chain.usdc,
+              payTo: `0x${'ab'.repeat(20)}`,
+            };
+            const required = {
+              x402Version: 2,
+              resource: { url: 'http://127.0.0.1/both' },
+              accepts: [{ ...offer, network: 'solana:localnet', amount: '10000' }, onBase],
+            };
+            res
+              .status(402)
+              .set('PAYMENT-REQUIRED', Buffer.from(JSON.stringify(required)).toString('base64'))
+              .json({});
+          }),
+        );
+        try {
+          const onSolana = await payingFetch(`${both.url}/both`, {}, { agent: agentOf(agent, 'x402-client'), rail: 'sol' }).catch((e) => e);
+          expect(onSolana).toMatchObject({ code: 'unsupported_offer' });
+          expect(onSolana.message).toMatch(
+            /x402 is not paid on Solana here; .*; it is payable on Base, with no rail asked; x402 pays Solana/,
+          );
+        } finally {
+          await close(both.server);
+        }
         expect(await history('x402-client')).toHaveLength(0);
         expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(before);
       } finally {

@@ -92,11 +92,12 @@ export async function payableRequirement(
     const whyNot = RAILS.filter((rail) => (asked === undefined || rail === asked) && x402NetworkOf(ctx, rail, offer.x402Version) === null)
       .map((rail) => `; ${noX402Here(ctx, rail, offer.x402Version)}`)
       .join('');
+    const payableElsewhere = elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`;
     throw new CofferError(
       'unsupported_offer',
       (where.length === 0
-        ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : railName(asked)} here; the seller offers ${offered}${whyNot}`
-        : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`}${whyNot}`) +
+        ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : railName(asked)} here; the seller offers ${offered}${payableElsewhere}${whyNot}`
+        : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${payableElsewhere}${whyNot}`) +
         demoSellerWords(ctx, offer),
     );
   }
