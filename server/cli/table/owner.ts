@@ -4,7 +4,11 @@ import { railOption } from './rail-option.js';
 import { POLICY_FLAGS_USAGE, policyFlagOptions } from './policy-options.js';
 import { amountArgument, amountFlag } from './amount-argument.js';
 
-const ownerCommands = () => import('../commands/owner-commands.js');
+const deployCommand = () => import('../commands/deploy.js');
+const fundsCommands = () => import('../commands/agent-funds.js');
+const archiveCommand = () => import('../commands/archive.js');
+const renameCommand = () => import('../commands/rename.js');
+const keyCommand = () => import('../commands/agent-key.js');
 const approvalCommands = () => import('../commands/approvals.js');
 
 /** Every owner command reads the running Coffer of a data dir (--data-dir, else COFFER_HOME, else ~/.coffer); reads print JSON with --json. */
@@ -49,7 +53,7 @@ export const deploy = defineCommand({
       // Read as `coffer policy` reads them, so a bad one names its flag before any Coffer is asked.
       const policy = policyUpdateOf(flags);
       const funds = fund === undefined ? undefined : amountOf('--fund', fund);
-      return await (await ownerCommands()).deploy({ agentId, dataDir, json, policy, fund: funds, rail, name, config, force });
+      return await (await deployCommand()).deploy({ agentId, dataDir, json, policy, fund: funds, rail, name, config, force });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'deploy');
       throw namingFlags(error);
@@ -68,7 +72,7 @@ export const allocate = defineCommand({
     const [agentId, typed] = two(positionals, 'allocate', 'an agent and an amount');
     const amount = amountArgument(typed, 'allocate', 'the agent first, then the amount');
     const rail = railOption(values.rail, 'allocate');
-    return (await ownerCommands()).allocate({ agentId, amount, rail, dataDir: values['data-dir'], json: values.json });
+    return (await fundsCommands()).allocate({ agentId, amount, rail, dataDir: values['data-dir'], json: values.json });
   },
 });
 
@@ -85,7 +89,7 @@ export const returnFunds = defineCommand({
     if (agentId === undefined || extra !== undefined)
       throw new UsageError('coffer return takes an agent and, if you like, an amount', 'return');
     const rail = railOption(values.rail, 'return');
-    return (await ownerCommands()).returnFunds({
+    return (await fundsCommands()).returnFunds({
       agentId,
       amount: amount === undefined ? undefined : amountArgument(amount, 'return', 'the agent first, then the amount (or none: all it can)'),
       rail,
@@ -103,7 +107,7 @@ export const archive = defineCommand({
   positionals: true,
   run: async ({ values, positionals }) => {
     const agentId = one(positionals, 'archive', 'an agent');
-    return (await ownerCommands()).archive({ agentId, dataDir: values['data-dir'], json: values.json });
+    return (await archiveCommand()).archive({ agentId, dataDir: values['data-dir'], json: values.json });
   },
 });
 
@@ -115,7 +119,7 @@ export const rename = defineCommand({
   positionals: true,
   run: async ({ values, positionals }) => {
     const [agentId, name] = two(positionals, 'rename', 'an agent and a name (quoted if it has spaces)');
-    return (await ownerCommands()).rename({ agentId, name, dataDir: values['data-dir'], json: values.json });
+    return (await renameCommand()).rename({ agentId, name, dataDir: values['data-dir'], json: values.json });
   },
 });
 
@@ -130,7 +134,7 @@ export const key = defineCommand({
   positionals: true,
   run: async ({ values, positionals }) => {
     const agentId = one(positionals, 'key', 'an agent');
-    return (await ownerCommands()).replaceKey({
+    return (await keyCommand()).replaceKey({
       agentId,
       dataDir: values['data-dir'],
       json: values.json,

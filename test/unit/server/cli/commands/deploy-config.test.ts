@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deploy } from '../../../../../server/cli/commands/owner-commands.js';
+import { deploy } from '../../../../../server/cli/commands/deploy.js';
 import { fakeCoffer } from '../../../../fixtures/fake-coffer.js';
 
 const WALLET = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { returnFunds } from '../../../../../server/cli/commands/owner-commands.js';
+import { returnFunds } from '../../../../../server/cli/commands/agent-funds.js';
 import { fakeCoffer } from '../../../../fixtures/fake-coffer.js';
 
 /**
