@@ -10,12 +10,14 @@ import { AmountForm } from './AmountForm.js';
 /**
  * USDC moved on chain between the treasury and an agent's wallet: allocated to it, or returned (its
  * balance on that rail offered). Where the Base rail is open and the agent has an account there, the
- * owner picks the rail both forms move on, each shown with what the agent holds there; the one picked
- * first is where its money is (Solana, as the API's default, unless it holds USDC on Base alone).
+ * owner picks the rail both forms move on, each shown with what the agent holds there; until they
+ * pick, it is where its money is (Solana, as the API's default, unless it holds USDC on Base alone).
  */
 export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
   const { client, refresh, dashboard } = useDashboard();
-  const [picked, setPicked] = useState<Rail>(() => railHolding(agent));
+  // Where its money is, until the owner picks a rail: balances read after the card is drawn move it.
+  const [pickedByOwner, setPicked] = useState<Rail | null>(null);
+  const picked = pickedByOwner ?? railHolding(agent);
   if (!client) return null;
   const baseOffered = (dashboard?.treasury.baseNetwork ?? null) !== null && agent.wallets.base !== null;
   const onBase = baseOffered && picked === 'base';

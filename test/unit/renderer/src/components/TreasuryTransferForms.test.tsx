@@ -1,0 +1,38 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { TreasuryTransferForms } from '../../../../../renderer/src/components/TreasuryTransferForms.js';
+import { useDashboard } from '../../../../../renderer/src/state/store.js';
+import type { DashboardAgent } from '../../../../../renderer/src/api/types.js';
+
+afterEach(() => {
+  cleanup();
+  useDashboard.setState({ client: null });
+});
+
+/** An agent with an account on both rails, holding this on each (null: its Base node unread). */
+const agent = (sol: string, base: string | null) =>
+  ({ agentId: 'alpha', wallets: { sol: 'So1ana', base: '0xBase' }, balances: { sol, base }, balance: sol }) as unknown as DashboardAgent;
+const radio = (name: RegExp) => screen.getByRole('radio', { name }) as HTMLInputElement;
+
+describe('the rail the Funds card moves USDC on', () => {
+  it("follows where the agent's money is until the owner picks one, then keeps the owner's pick", () => {
+    useDashboard.setState({
+      client: {} as never,
+      refresh: async () => {},
+      dashboard: { treasury: { baseNetwork: 'base-sepolia' } } as never,
+      pendingApprovals: [],
+    });
+    // Drawn before its Base balance is read: Solana, the API's default.
+    const { rerender } = render(<TreasuryTransferForms agent={agent('0.00', null)} />);
+    expect(radio(/Solana USDC/).checked).toBe(true);
+    // Read since: its money is on Base alone, so Base, and its Return field offers what Base holds.
+    rerender(<TreasuryTransferForms agent={agent('0.00', '3.00')} />);
+    expect(radio(/Base USDC/).checked).toBe(true);
+    expect((screen.getByLabelText('Return to the treasury') as HTMLInputElement).value).toBe('3.00');
+    // The owner's pick is theirs: a later balance does not move it.
+    fireEvent.click(radio(/Solana USDC/));
+    rerender(<TreasuryTransferForms agent={agent('0.00', '4.00')} />);
+    expect(radio(/Solana USDC/).checked).toBe(true);
+  });
+});
