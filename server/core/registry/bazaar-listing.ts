@@ -336,14 +336,18 @@ export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: st
     const usdc = offers.filter((offer) => isUsdcOn(rail, on.usdc, offer.asset));
     inUsdc += usdc.length;
     exact += usdc.filter((offer) => offer.scheme === 'exact').length;
-    // What a purchase would pay, at a price the registry can list.
-    return usdc.find((offer) => {
+    // What a purchase would pay (the cheapest payable: x402-entry.ts), at a price the registry can list.
+    const payableHere = usdc.filter((offer) => {
       // In one spelling only (no leading zero), as a purchase reads it (server/x402/offer-terms.ts).
       const amount = offer.amount === null || !CANONICAL_AMOUNT.test(offer.amount) ? null : BigInt(offer.amount);
       const terms = { ...offer, amount, transferMethod: offer.transferMethod ?? undefined };
       // Not one the buyer would refuse to sign (asked as the list was read).
       return isPayableOn(rail, { network, usdc: on.usdc }, terms) && amount! <= MAX_AMOUNT_MICRO && !offer.refused;
     });
+    return payableHere.reduce<(typeof payableHere)[number] | undefined>(
+      (cheapest, offer) => (cheapest === undefined || BigInt(offer.amount!) < BigInt(cheapest.amount!) ? offer : cheapest),
+      undefined,
+    );
   });
   const [onSol, onBase] = payable;
   const first = onSol ?? onBase;
@@ -360,7 +364,7 @@ export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: st
     description: item.description,
     category: item.tags.length > 0 ? item.tags.join(', ') : 'x402 api',
     pricing: {},
-    // The first payable offer's price (Solana's where both are payable; a purchase may pay on Base).
+    // The cheapest payable offer's price (Solana's where both are payable; a purchase may pay on Base).
     pricePerCall: formatUsdc(BigInt(first.amount!)),
     endpoint,
     source: 'x402-bazaar',

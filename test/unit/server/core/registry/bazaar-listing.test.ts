@@ -141,7 +141,7 @@ describe('a Bazaar item Coffer can pay becomes a registry entry', () => {
     });
   });
 
-  it('lists the first offer Coffer can pay, as its x402 payment picks it', () => {
+  it('lists the cheapest offer Coffer can pay on a rail, as its x402 payment picks it', () => {
     const entry = mapped(
       listed((item) => {
         item.accepts = [
@@ -151,7 +151,7 @@ describe('a Bazaar item Coffer can pay becomes a registry entry', () => {
         ];
       }),
     ) as BazaarEntry;
-    expect(entry.pricePerCall).toBe('0.03');
+    expect(entry.pricePerCall).toBe('0.01');
   });
 });
 
