@@ -508,6 +508,46 @@ describe('Coffer pays x402 sellers on Base', () => {
       }
     });
 
+    it('a retry under its key answers the purchase made, though the funds now choose the other rail, whose memo differs', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller });
+      const [onSol, onBase] = offer.required.accepts;
+      Object.assign(onSol!.extra, { memo: 'challenge-on-solana' });
+      Object.assign(onBase!.extra, { memo: 'challenge-on-base' });
+      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
+      try {
+        // Funded on Base alone: paid there.
+        const agent = await fundedAgent('memo-per-rail', '1.00');
+        const paid = await payX402('memo-per-rail', agent.apiKey, offer.answer(), 'k');
+        expect(paid.body).toMatchObject({ rail: 'base', recipient: seller });
+        // Funded on Solana since, which the owner now prefers: the same request is the same purchase.
+        expect((await t.api('POST', t.withOwner('/v1/agents/memo-per-rail/allocate'), { body: { amount: '1.00' } })).status).toBe(200);
+        expect((await setPreferred('sol')).body).toMatchObject({ preferredRail: 'sol' });
+        const again = await payX402('memo-per-rail', agent.apiKey, offer.answer(), 'k');
+        expect([again.status, again.body.paymentId]).toEqual([200, paid.body.paymentId]);
+      } finally {
+        await setPreferred(null);
+      }
+    });
+
+    it("pays on the other rail where the preferred rail's entry is one the agent's policy refuses", async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller });
+      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
+      try {
+        expect((await setPreferred('base')).body).toMatchObject({ preferredRail: 'base' });
+        // Allowed to pay the Solana seller only: the owner's Base, funded, would be refused.
+        const agent = await fundedAgent('allowed-on-sol', '1.00', { allowedServices: [solSeller] }, '1.00');
+        const paid = await payX402('allowed-on-sol', agent.apiKey, offer.answer());
+        expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+        expect(paid.body).toMatchObject({ rail: 'sol', recipient: solSeller });
+      } finally {
+        await setPreferred(null);
+      }
+    });
+
     it('pays on Solana while the Base node does not answer, whatever the owner prefers: an unread wallet is not chosen', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

@@ -22,6 +22,9 @@
  * At the door nothing about the recipient or the chain is read before the policy allowed: an agent is
  * told "stopped", "not allowed" or "over budget" whatever it aimed at, and a refused retry loop costs
  * no RPC call. In the reservation each check reads what it judges only when the ones before allowed.
+ *
+ * An x402 offer's entries are also looked at before one is chosen (allowedAtDoor: the policy and the
+ * price, read only); the one chosen is then judged as above.
  */
 import { timeZoneOf } from '../settings.js';
 import { refuse, type Refusal } from '../../wire/errors.js';
@@ -53,12 +56,7 @@ export async function judgeAtDoor(
   recipientRefusal: () => Promise<Refusal> = async () => null,
 ): Promise<{ hold: HoldReason | null }> {
   const policy = policyOnce(ctx, agent, asked);
-  refuse(
-    stoppedRefusal(agent) ??
-      policy.refusal() ??
-      priceCapRefusal(asked) ??
-      (await recipientRefusal()),
-  );
+  refuse(stoppedRefusal(agent) ?? policy.refusal() ?? priceCapRefusal(asked) ?? (await recipientRefusal()));
   const { recipient } = asked;
   const reading = policy.reading();
   if (principal.kind !== 'agent' || recipient === undefined || reading === null) return { hold: null };

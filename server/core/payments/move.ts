@@ -30,6 +30,12 @@ export function payingAgent(ctx: EngineContext, principal: Principal, agentId: s
 export const keyOf = (agent: AgentRecord, idempotencyKey: string | null, request: unknown[]): MoveKey<'payment'> | null =>
   idempotencyKey === null ? null : { kinds: ['payment'], agentId: agent.agentId, key: idempotencyKey, requestHash: hashRequest(request) };
 
+/** The Idempotency-Key a payment was asked under (a held one's, for the payment made under its approval). */
+export const keyOfPayment = (payment: PaymentRecord): MoveKey<'payment'> | null =>
+  payment.idempotencyKey === null
+    ? null
+    : { kinds: ['payment'], agentId: payment.agentId, key: payment.idempotencyKey, requestHash: payment.requestHash ?? '' };
+
 /**
  * The earlier payment under the request's Idempotency-Key, which answers a retry whatever happened
  * since (even a kill): the first thing every door asks, before judging the payment (judge.ts).

@@ -2,9 +2,9 @@
  * Which entry of a seller's x402 offer Coffer pays, and on which rail: scheme `exact` in USDC on a
  * network of a rail Coffer pays x402 on (the rail asked, or the one whose wallet holds the amount,
  * the owner's preferred first), to someone a payment reaches (paid-to.ts), on terms the agent's
- * wallet can sign, the cheapest such entry on its rail that the agent's policy allows (else the
- * cheapest, whose refusal is said); anything else refused before any money moves, in words that say
- * what was offered.
+ * wallet can sign, the cheapest such entry on its rail that the agent's policy and the registry's
+ * price allow (under an approval, that the owner's yes covers; else the cheapest, whose refusal is
+ * said); anything else refused before any money moves, in words that say what was offered.
  * x402-pay.ts buys the entry chosen here.
  */
 import { DEMO_EVM_CHAIN_ID, DEMO_EVM_NETWORK } from '../../wire/network-words.js';
@@ -12,8 +12,7 @@ import { CofferError } from '../../wire/errors.js';
 import type { EngineContext } from '../context.js';
 import type { AgentRecord, PaymentRecord } from '../ports/store.js';
 import type { X402Offer, X402Requirement } from '../ports/x402.js';
-import { isSolanaAddress } from '../../wire/rails.js';
-import { RAILS, checksummedEvmAddress, isEvmAddress, isZeroEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
+import { RAILS, checksummedEvmAddress, isEvmAddress, isSolanaAddress, isZeroEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { chainOf, openBase } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
@@ -35,9 +34,12 @@ export interface Payable {
 
 /**
  * The offer's requirement Coffer pays: scheme `exact` in USDC on a network of a rail Coffer pays x402
- * on (the rail asked for, if any). Where the offer can be paid on both rails, the owner's preferred
- * rail where its wallet holds the amount (after what is pending), else the first that does, Solana
- * first (railWithFunds). Anything else is refused before any money moves, saying what was offered.
+ * on (the rail asked for, if any), on terms Coffer signs (termsFault), the cheapest on its rail of
+ * those `preferred` (the agent's policy and the registry's price allow them; under an approval, the
+ * owner's yes covers them), else the cheapest. Where the offer can be paid on both rails, the owner's
+ * preferred rail where its wallet holds the amount (after what is pending) and its entry is
+ * preferred, else the first that does, Solana first (railWithFunds). Anything else is refused before
+ * any money moves, saying what was offered.
  */
 export async function payableRequirement(
   ctx: EngineContext,
@@ -45,74 +47,91 @@ export async function payableRequirement(
   agent: AgentRecord,
   owner: string,
   asked: Rail | undefined,
-  /**
-   * Which entries are paid first, of those a rail can pay: under an approval, what the owner approved
-   * (approvedFirst); else those the agent's policy allows (the cheapest of them).
-   */
-  prefer: { approved?: HeldTerms; allowed: (payable: Payable) => boolean },
-): Promise<{ chosen: Payable; keyed: Payable[]; instead?: Payable }> {
-  const considered = RAILS.filter((rail) => asked === undefined || rail === asked).map((rail) => payablesOn(ctx, offer, rail));
-  // An entry on terms Coffer does not sign (paying the agent's own wallet; on Solana, without a fee
-  // payer or with one of this treasury's) is passed over; refused in words where it is all there is.
-  const payables = considered.map((onRail) => onRail.filter((payable) => termsFault(payable, ctx, agent, owner) === null));
-  if (payables.every((onRail) => onRail.length === 0)) {
-    const fault = considered.flat().map((payable) => termsFault(payable, ctx, agent, owner))[0];
-    if (fault !== undefined && fault !== null) throw new CofferError('unsupported_offer', fault);
-  }
+  preferred: (payable: Payable) => boolean,
+): Promise<{ chosen: Payable; keyed: Payable[]; all: Payable[]; instead?: Payable }> {
+  const rails = RAILS.filter((rail) => asked === undefined || rail === asked);
+  const payables = rails.map((rail) => signedTermsOn(ctx, offer, rail, agent, owner));
   // What a retry's Idempotency-Key is hashed over: the cheapest payable entry on each rail, as the
   // offer states it, not whether its signing would refuse it now (the token may be unread: the node
-  // answering or not would make one request two).
+  // answering or not would make one request two), nor whether the policy allows it now.
   const keyed = payables.map((onRail) => onRail[0]).filter((payable): payable is Payable => payable !== undefined);
-  const { approved, allowed } = prefer;
-  const ordered = payables.map((onRail) => (approved !== undefined ? approvedFirst(onRail, approved) : allowedFirst(onRail, allowed)));
-  const signable = await Promise.all(ordered.map((onRail) => firstSignable(ctx, onRail)));
+  const signable = await Promise.all(payables.map((onRail) => firstSignable(ctx, onRail, preferred)));
   const onRails = signable.map(({ payable }) => payable).filter((payable): payable is Payable => payable !== null);
-  const refusals = signable.map(({ refusal }) => refusal).filter((refusal): refusal is string => refusal !== null);
   const first = onRails[0];
-  // The rail's signing would refuse its terms whatever the payer (on Base, another token's name):
-  // said as it would, before anything is judged or held.
-  if (first === undefined && refusals[0] !== undefined) throw new CofferError('unsupported_offer', refusals[0]);
-  if (first === undefined) {
-    // The first few entries said (an offer may hold hundreds), and how many more there are.
-    const said = offer.requirements
-      .slice(0, ENTRIES_SAID)
-      .map(
-        (entry) =>
-          `${entry.scheme} on ${entry.network} in ${entry.asset}${offeredHow(entry, railNamed(ctx, entry.network, offer.x402Version))}`,
-      );
-    const more = offer.requirements.length - said.length;
-    const offered = (said.join('; ') || 'nothing') + (more > 0 ? `; and ${more} more entr${more === 1 ? 'y' : 'ies'}` : '');
-    const where = RAILS.filter((rail) => asked === undefined || rail === asked)
-      .map((rail) => x402NetworkOf(ctx, rail, offer.x402Version))
-      .filter((name): name is string => name !== null);
-    // The rail asked for named, and the other where the offer is payable there: the refusal is the ask's.
-    const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && payablesOn(ctx, offer, rail).length > 0);
-    // Why a rail considered pays no x402 here at all, so that what the seller offers there is not
-    // read as a fault of the offer (x402 on Solana where this Coffer runs on sim).
-    const whyNot = RAILS.filter((rail) => (asked === undefined || rail === asked) && x402NetworkOf(ctx, rail, offer.x402Version) === null)
-      .map((rail) => `; ${noX402Here(ctx, rail, offer.x402Version)}`)
-      .join('');
-    const payableElsewhere = elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`;
-    throw new CofferError(
-      'unsupported_offer',
-      (where.length === 0
-        ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : railName(asked)} here; the seller offers ${offered}${payableElsewhere}${whyNot}`
-        : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${payableElsewhere}${whyNot}`) +
-        demoSellerWords(ctx, offer),
+  if (first === undefined)
+    throw unpayableOffer(
+      ctx,
+      offer,
+      asked,
+      agent,
+      owner,
+      signable.map(({ refusal }) => refusal),
     );
-  }
   // Asked for on one rail: a refusal for want of funds there says where else the offer is payable.
-  const alsoPayable = asked === undefined ? undefined : RAILS.find((rail) => rail !== asked && payablesOn(ctx, offer, rail).length > 0);
+  const alsoPayable =
+    asked === undefined ? undefined : RAILS.find((rail) => rail !== asked && signedTermsOn(ctx, offer, rail, agent, owner).length > 0);
   const chosen =
     onRails.length > 1
-      ? await railWithFunds(ctx, agent, onRails)
+      ? await railWithFunds(ctx, agent, onRails, preferred)
       : alsoPayable === undefined
         ? first
         : { ...first, alsoShort: { rail: alsoPayable, free: null } };
   // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
   // other rail, where the offer is tried should the chosen one run short before its reservation.
   const other = chosen.alsoShort === undefined ? onRails.find((payable) => payable.rail !== chosen.rail) : undefined;
-  return { chosen, keyed, ...(other !== undefined ? { instead: other } : {}) };
+  return { chosen, keyed, all: payables.flat(), ...(other !== undefined ? { instead: other } : {}) };
+}
+
+/** A rail's payable entries on terms Coffer signs for this agent (termsFault), the cheapest first. */
+const signedTermsOn = (ctx: EngineContext, offer: X402Offer, rail: Rail, agent: AgentRecord, owner: string): Payable[] =>
+  payablesOn(ctx, offer, rail).filter((payable) => termsFault(payable, ctx, agent, owner) === null);
+
+/**
+ * Why no entry of the offer is paid, in words: the terms Coffer does not sign where every payable
+ * entry has such; the rail's signing refusal (on Base, another token's name) where it refuses each;
+ * else what the seller offers (its first few entries) beside where Coffer pays x402, and where else
+ * the offer is payable.
+ */
+function unpayableOffer(
+  ctx: EngineContext,
+  offer: X402Offer,
+  asked: Rail | undefined,
+  agent: AgentRecord,
+  owner: string,
+  signingRefusals: (string | null)[],
+): CofferError {
+  const rails = RAILS.filter((rail) => asked === undefined || rail === asked);
+  const faulty = rails.flatMap((rail) => payablesOn(ctx, offer, rail));
+  const fault = faulty.length === 0 ? null : termsFault(faulty[0]!, ctx, agent, owner);
+  // The rail asked for named, and the other where the offer is payable there: the refusal is the ask's.
+  const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && signedTermsOn(ctx, offer, rail, agent, owner).length > 0);
+  const payableElsewhere = elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`;
+  if (fault !== null) return new CofferError('unsupported_offer', `${fault}${payableElsewhere}`);
+  const refusal = signingRefusals.find((each) => each !== null);
+  if (refusal !== undefined && refusal !== null) return new CofferError('unsupported_offer', refusal);
+  // The first few entries said (an offer may hold hundreds), and how many more there are.
+  const said = offer.requirements
+    .slice(0, ENTRIES_SAID)
+    .map(
+      (entry) =>
+        `${entry.scheme} on ${entry.network} in ${entry.asset}${offeredHow(entry, railNamed(ctx, entry.network, offer.x402Version))}`,
+    );
+  const more = offer.requirements.length - said.length;
+  const offered = (said.join('; ') || 'nothing') + (more > 0 ? `; and ${more} more entr${more === 1 ? 'y' : 'ies'}` : '');
+  const where = rails.map((rail) => x402NetworkOf(ctx, rail, offer.x402Version)).filter((name): name is string => name !== null);
+  // Why a rail considered pays no x402 here at all, so that what the seller offers there is not
+  // read as a fault of the offer (x402 on Solana where this Coffer runs on sim).
+  const whyNot = rails
+    .filter((rail) => x402NetworkOf(ctx, rail, offer.x402Version) === null)
+    .map((rail) => `; ${noX402Here(ctx, rail, offer.x402Version)}`)
+    .join('');
+  return new CofferError(
+    'unsupported_offer',
+    (where.length === 0
+      ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : railName(asked)} here; the seller offers ${offered}${payableElsewhere}${whyNot}`
+      : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${payableElsewhere}${whyNot}`) +
+      demoSellerWords(ctx, offer),
+  );
 }
 
 /**
@@ -175,50 +194,53 @@ const railNamed = (ctx: EngineContext, network: string, version: number): Rail |
   RAILS.find((rail) => x402NetworkOf(ctx, rail, version) === network);
 
 /**
- * The first of a rail's payable requirements its signing would not refuse whatever the payer; null
- * with why it would refuse the first, where it would refuse each.
+ * The first of a rail's payable requirements (the cheapest first) its signing would not refuse
+ * whatever the payer and that is `preferred`, else the first it would not refuse; null with why it
+ * would refuse the first, where it would refuse each. Judged entry by entry, until one is found.
  */
-async function firstSignable(ctx: EngineContext, payables: Payable[]): Promise<{ payable: Payable | null; refusal: string | null }> {
-  let first: string | null = null;
+async function firstSignable(
+  ctx: EngineContext,
+  payables: Payable[],
+  preferred: (payable: Payable) => boolean,
+): Promise<{ payable: Payable | null; refusal: string | null }> {
+  let refused: string | null = null;
+  let signable: Payable | null = null;
   for (const payable of payables) {
+    if (signable !== null && !preferred(payable)) continue;
     const refusal = await ctx.x402!.signingRefusal(payable.requirement, payable.rail);
-    if (refusal === null) return { payable, refusal: null };
-    first ??= refusal;
+    if (refusal !== null) {
+      refused ??= refusal;
+      continue;
+    }
+    if (signable !== null || preferred(payable)) return { payable, refusal: null };
+    signable = payable;
   }
-  return { payable: null, refusal: first };
+  return signable !== null ? { payable: signable, refusal: null } : { payable: null, refusal: refused };
 }
-
-/**
- * A rail's payables with those the agent's policy and the registry's price allow first (the cheapest
- * of them first): a cheaper entry to a recipient the agent may not pay, or over a budget or a listed
- * price, refuses nothing where another entry is allowed. Judged only where the rail has a choice.
- */
-const allowedFirst = (payables: Payable[], allowed: (payable: Payable) => boolean): Payable[] => {
-  if (payables.length < 2) return payables;
-  const allows = payables.map(allowed);
-  return [...payables.filter((_, index) => allows[index]), ...payables.filter((_, index) => !allows[index])];
-};
 
 /** What the owner approved of a held purchase: its rail, recipient and amount. */
 export type HeldTerms = Pick<PaymentRecord, 'rail' | 'recipient' | 'amount'>;
 
-/** The purchase held under an approval, as approved (its checks come later, in x402-pay.ts underApproval). */
-export function heldTerms(ctx: EngineContext, approvalId: string): HeldTerms | undefined {
+/**
+ * The purchase this agent's approval holds, as approved; undefined for any other id (another agent's
+ * or owner's says nothing here). Its checks come later, in x402-pay.ts underApproval.
+ */
+export function heldTerms(ctx: EngineContext, agent: AgentRecord, approvalId: string): HeldTerms | undefined {
   const approval = ctx.store.getApproval(approvalId);
-  const paymentId = approval?.paymentId ?? null;
-  return (paymentId === null ? null : ctx.store.getPayment(paymentId)) ?? undefined;
+  if (approval === null || approval.owner !== agent.owner || approval.agentId !== agent.agentId || approval.paymentId === null)
+    return undefined;
+  return ctx.store.getPayment(approval.paymentId) ?? undefined;
 }
 
 /**
- * A rail's payables with those the owner's yes covers first (to the recipient approved, at most the
- * amount approved; the cheapest of them first): a seller's fresh terms that add a cheaper entry to
- * someone else do not turn the approved purchase into another one, refused as approval_mismatch.
+ * Whether the owner's yes covers an entry (to the recipient approved, at most the amount approved):
+ * a seller's fresh terms that add a cheaper entry to someone else do not turn the approved purchase
+ * into another one, refused as approval_mismatch.
  */
-const approvedFirst = (payables: Payable[], approved: HeldTerms): Payable[] => {
-  const covered = (payable: Payable) =>
+export const coveredBy =
+  (approved: HeldTerms) =>
+  (payable: Payable): boolean =>
     payable.rail === approved.rail && payable.recipient === approved.recipient && payable.requirement.amount <= approved.amount;
-  return [...payables.filter(covered), ...payables.filter((payable) => !covered(payable))];
-};
 
 /** Why a rail pays no x402 of this version on this Coffer: its network has no x402 name, or the rail is off. */
 function noX402Here(ctx: EngineContext, rail: Rail, version: number): string {
@@ -273,17 +295,24 @@ function payablesOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable[]
 
 /**
  * Of an offer payable on both rails: the owner's preferred rail where the agent's wallet there holds
- * the amount beside what it has pending, else the first that does (Solana first), else the preferred
- * (or the first), whose reservation then refuses it for want of funds.
+ * the amount beside what it has pending and its entry is `preferred` (the policy allows it), else the
+ * first such (Solana first); else the first whose wallet holds the amount; else the preferred (or
+ * the first), whose reservation then refuses it for want of funds.
  */
-async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: Payable[]): Promise<Payable> {
+async function railWithFunds(
+  ctx: EngineContext,
+  agent: AgentRecord,
+  payables: Payable[],
+  preferred: (payable: Payable) => boolean,
+): Promise<Payable> {
   const ordered = railFirst(payables, preferredRailOf(ctx));
   // A wallet whose node does not answer now is not chosen: the other rail pays where it holds the
   // amount (a Base node away holds back no purchase Solana can pay). Neither read: the first's trouble.
   const read = await Promise.allSettled(ordered.map((payable) => freeOn(ctx, agent, payable)));
   const free = read.map((each) => (each.status === 'fulfilled' ? each.value : null));
   if (free.every((each) => each === null)) throw (read[0] as PromiseRejectedResult).reason;
-  const funded = ordered.find((payable, index) => (free[index] ?? -1n) >= payable.requirement.amount);
+  const holds = (payable: Payable, index: number) => (free[index] ?? -1n) >= payable.requirement.amount;
+  const funded = ordered.find((payable, index) => holds(payable, index) && preferred(payable)) ?? ordered.find(holds);
   if (funded !== undefined) return funded;
   // Neither holds it: paid where the wallet was read (its refusal to come), naming the other rail's
   // figure too where that was read.

@@ -1,12 +1,11 @@
-import { CofferError, RepeatedFailure, isErrorCode } from '../../wire/errors.js';
+import { CofferError, RepeatedFailure, isErrorCode, refuse } from '../../wire/errors.js';
 import { actorOf, requireAgentScope, type Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { newId } from '../ids.js';
 import { formatUsdc } from '../../wire/money.js';
-import { earlierPayment, keyOf, movePayment, payingAgent, agentStoppedField } from './move.js';
+import { earlierPayment, keyOf, keyOfPayment, movePayment, payingAgent, agentStoppedField } from './move.js';
 import { allowedAtDoor, judgeAtDoor } from './judge.js';
-import { keyOfPayment } from '../transfers/lifecycle.js';
 import { awaitingOf, holdPayment } from './held.js';
 import { endedCode } from '../approvals/requests.js';
 import { done, type Outcome } from '../outcome.js';
@@ -21,7 +20,8 @@ import { type Rail } from '../../wire/rails.js';
 import { addressOn, chainOf } from '../rails.js';
 import { settleX402 } from '../transfers/seller-sent.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
-import { freeOn, heldTerms, memoOf, payableRequirement, type Payable } from './x402-entry.js';
+import { coveredBy, freeOn, heldTerms, memoOf, payableRequirement, type Payable } from './x402-entry.js';
+import { noncePaidRefusal } from './refusals.js';
 
 /**
  * Coffer pays x402 APIs: an agent hands over the 402 a seller answered, Coffer picks the offer it can
@@ -45,11 +45,15 @@ export async function payX402(
   const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
   if (buyer !== null && offer === null)
     throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
-  // An approved purchase is paid on the rail it was held on, to whom it was approved for where the offer still says so.
-  const approved = body.approvalId === undefined ? undefined : heldTerms(ctx, body.approvalId);
+  // An approved purchase is paid on the rail it was held on, an entry its yes covers first; any
+  // other, an entry the agent's policy and the registry's price allow first.
+  const approved = body.approvalId === undefined ? undefined : heldTerms(ctx, agent, body.approvalId);
   const askedRail = body.rail ?? approved?.rail;
-  const allowed = (payable: Payable) => allowedAtDoor(ctx, agent, { ...entryAsked(ctx, payable, body.url), key: null });
-  const payables = offer === null ? null : await payableRequirement(ctx, offer, agent, principal.owner, askedRail, { approved, allowed });
+  const preferred =
+    approved !== undefined
+      ? coveredBy(approved)
+      : (payable: Payable) => allowedAtDoor(ctx, agent, { ...entryAsked(ctx, payable, body.url), key: null });
+  const payables = offer === null ? null : await payableRequirement(ctx, offer, agent, principal.owner, askedRail, preferred);
   // The purchase as it is tried: on the rail chosen, or on the other where the chosen one's funds ran out.
   let tried = payables?.chosen ?? null;
   return recordingRefusals(
@@ -69,7 +73,7 @@ export async function payX402(
         );
       }
       const purchase = (payable: Payable) =>
-        purchaseOn(ctx, principal, agent, { body, idempotencyKey, buyer, offer, keyed: payables.keyed }, payable);
+        purchaseOn(ctx, principal, agent, { body, idempotencyKey, buyer, offer, keyed: payables.keyed, all: payables.all }, payable);
       const { chosen, instead } = payables;
       if (instead === undefined) return purchase(chosen);
       try {
@@ -122,14 +126,26 @@ const entryAsked = (ctx: EngineContext, payable: Payable, url: string): Omit<Pay
   };
 };
 
+/** A live payment of this agent to an entry's recipient under that entry's memo; null where none. */
+function memoPaidOn(ctx: EngineContext, agent: AgentRecord, entries: Payable[]): PaymentRecord | null {
+  for (const entry of entries) {
+    const memo = memoOf(entry.requirement);
+    const paid = memo === null ? null : ctx.store.findLivePaymentByMemo(agent.owner, agent.agentId, entry.recipient, memo);
+    if (paid !== null) return paid;
+  }
+  return null;
+}
+
 /** What a purchase is made of, whichever rail of the offer it is tried on. */
 interface PurchaseAsked {
   body: X402PayBody;
   idempotencyKey: string | null;
   buyer: NonNullable<EngineContext['x402']>;
   offer: X402Offer;
-  /** The first payable entry on each rail: what the Idempotency-Key is hashed over. */
+  /** The cheapest payable entry on each rail: what the Idempotency-Key is hashed over. */
   keyed: Payable[];
+  /** Every entry of the offer Coffer could pay: a memo paid on any of them is this challenge paid. */
+  all: Payable[];
 }
 
 /**
@@ -140,7 +156,7 @@ async function purchaseOn(
   ctx: EngineContext,
   principal: Principal,
   agent: AgentRecord,
-  { body, idempotencyKey, buyer, offer, keyed }: PurchaseAsked,
+  { body, idempotencyKey, buyer, offer, keyed, all }: PurchaseAsked,
   payable: Payable,
 ): Promise<Outcome<X402Payment>> {
   const { requirement } = payable;
@@ -149,16 +165,20 @@ async function purchaseOn(
   const { rail, recipient: payTo } = payable;
   const asked = {
     ...entryAsked(ctx, payable, body.url),
-    // The request's terms, whichever rail is chosen now: a retry finds its payment even where the
-    // wallets' funds would choose another rail today.
+    // The request's terms, whichever rail and entry are chosen now: a retry finds its payment even
+    // where the wallets' funds or the policy would choose another today. (One rail's terms hash as
+    // before each rail's memo was named beside its entry.)
     key: keyOf(agent, idempotencyKey, [
       'x402',
       body.url,
       body.method ?? 'GET',
-      ...keyed.flatMap((each) => [each.requirement.network, each.recipient, each.requirement.amount.toString(), each.requirement.asset]),
-      // The seller's memo of the rail's entry the key is hashed over (the one paid, unless its
-      // signing would refuse the first).
-      memoOf((keyed.find((each) => each.rail === rail) ?? payable).requirement),
+      ...keyed.flatMap((each) => [
+        each.requirement.network,
+        each.recipient,
+        each.requirement.amount.toString(),
+        each.requirement.asset,
+        memoOf(each.requirement),
+      ]),
     ]),
     ...(payable.alsoShort === undefined ? {} : { alsoShort: payable.alsoShort }),
   };
@@ -207,6 +227,10 @@ async function purchaseOn(
   }
   const earlier = await earlierPayment(ctx, agent, asked);
   if (earlier !== null) return answerEarlier(ctx, earlier);
+  // A seller's memo binds its challenge, whichever entry is paid: one paid already to its entry's
+  // recipient is this challenge paid, though the policy now prefers another entry (the reservation
+  // checks the entry paid, for payments racing this one).
+  refuse(noncePaidRefusal(memoPaidOn(ctx, agent, all)));
   const { hold } = await judgeAtDoor(ctx, principal, agent, asked);
   const id = newId('pay');
   const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };

@@ -27,7 +27,7 @@ import { audit, DAY_MS, type EngineContext } from '../context.js';
 import { formatUsdc } from '../../wire/money.js';
 import type { ChainInLedger, PreparedTransfer, TransactionFate } from '../ports/chain.js';
 import type { CofferEvent } from '../events.js';
-import type { PaymentRecord, SentTransaction, TransferKind, TransferOf, TransferRecord } from '../ports/store.js';
+import type { SentTransaction, TransferKind, TransferOf, TransferRecord } from '../ports/store.js';
 import type { Rail } from '../../wire/rails.js';
 import { chainOf } from '../rails.js';
 
@@ -136,12 +136,6 @@ export function checkSameRequest<K extends TransferKind>(first: TransferRecord, 
 }
 
 const whatWords = (row: TransferRecord) => (row.kind === 'faucet' ? 'faucet mint' : row.kind);
-
-/** The Idempotency-Key a payment was asked under (a held one's, for the payment made under its approval). */
-export const keyOfPayment = (payment: PaymentRecord): MoveKey<'payment'> | null =>
-  payment.idempotencyKey === null
-    ? null
-    : { kinds: ['payment'], agentId: payment.agentId, key: payment.idempotencyKey, requestHash: payment.requestHash ?? '' };
 
 /**
  * Moves money: signed, then reserved and recorded in one write, then sent and settled (see the top of

@@ -94,7 +94,9 @@ describe.each(STORES)('on the %s ledger', (store) => {
       core.chain.mint(other, 1n);
       const own = core.store.getAgent(core.owner, 'alpha')!.walletAddress;
       const offer = (...entries: [string, bigint, string?][]) => {
-        const accepts = entries.flatMap(([payTo, amount, memo]) => (x402.answer402(payTo, amount, memo).body as { accepts: unknown[] }).accepts);
+        const accepts = entries.flatMap(
+          ([payTo, amount, memo]) => (x402.answer402(payTo, amount, memo).body as { accepts: unknown[] }).accepts,
+        );
         return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
       };
       // A seller steering with a dear first entry: the cheaper one is paid, whatever its place.
@@ -133,7 +135,10 @@ describe.each(STORES)('on the %s ledger', (store) => {
       const { x402 } = core;
       const [other, third] = [randomAddress(), randomAddress()];
       for (const address of [SELLER, other, third]) core.chain.mint(address, 1n);
-      await core.fundedAgent('picky', '1', { allowedServices: [other, third], budgets: [{ amount: '0.01', window: 'day', recipient: third }] });
+      await core.fundedAgent('picky', '1', {
+        allowedServices: [other, third],
+        budgets: [{ amount: '0.01', window: 'day', recipient: third }],
+      });
       const offer = (...entries: [string, bigint][]) => {
         const accepts = entries.flatMap(([payTo, amount]) => (x402.answer402(payTo, amount).body as { accepts: unknown[] }).accepts);
         return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
@@ -161,6 +166,26 @@ describe.each(STORES)('on the %s ledger', (store) => {
         /the seller offers (exact on eip155:1 in \S+; ){5}and 195 more entries/,
       );
       expect(refused.message.length).toBeLessThan(1_000);
+    });
+
+    it('a challenge paid on one entry is paid: asked again, another entry the policy now prefers is not paid too', async () => {
+      core = await coreEngine({ store });
+      const { x402 } = core;
+      const other = randomAddress();
+      for (const address of [SELLER, other]) core.chain.mint(address, 1n);
+      // SELLER's budget holds one 0.01 payment a day: once paid, the policy prefers `other`.
+      await core.fundedAgent('budgeted', '1', { budgets: [{ amount: '0.01', window: 'day', recipient: SELLER }] });
+      const accepts = [x402.answer402(SELLER, 10_000n, 'challenge-7'), x402.answer402(other, 20_000n, 'challenge-7')].flatMap(
+        (answer) => (answer.body as { accepts: unknown[] }).accepts,
+      );
+      const offer = { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
+      const paid = await core.x402Paid('budgeted', offer, null);
+      expect(core.store.getPayment(paid.paymentId)).toMatchObject({ recipient: SELLER, amount: 10_000n });
+      core.chain.advanceBlocks(1n);
+      const calls = new Map(core.chain.calls);
+      await expectCofferError(core.x402Paid('budgeted', offer, null), 'nonce_already_paid', new RegExp(paid.paymentId));
+      expect(core.chain.calls).toEqual(calls);
+      expect(core.store.listPayments(core.owner, 'budgeted', 10)).toHaveLength(1);
     });
 
     it('under an approval, pays the approved recipient at or below the amount approved, though the offer now lists a cheaper entry to another', async () => {
