@@ -317,6 +317,8 @@ describe('Coffer pays x402 sellers on Base', () => {
   });
 
   describe('an offer payable on both rails', () => {
+    /** The owner's preferred rail (settings), set for a test and set back to none after it. */
+    const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
     const both = async (payTo: { sol: string; base: string }, amount = '10000') => {
       const solana = x402Networks('devnet')!;
       const feePayer = (await generateKeyPairSigner()).address;
@@ -489,7 +491,6 @@ describe('Coffer pays x402 sellers on Base', () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);
       const offer = await both({ sol: solSeller, base: seller }, '600000');
-      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
       try {
         expect((await setPreferred('base')).body).toMatchObject({ preferredRail: 'base' });
         const agent = await fundedAgent('prefers-base', '1.00', {}, '1.00');
@@ -515,7 +516,6 @@ describe('Coffer pays x402 sellers on Base', () => {
       const [onSol, onBase] = offer.required.accepts;
       Object.assign(onSol!.extra, { memo: 'challenge-on-solana' });
       Object.assign(onBase!.extra, { memo: 'challenge-on-base' });
-      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
       try {
         // Funded on Base alone: paid there.
         const agent = await fundedAgent('memo-per-rail', '1.00');
@@ -531,11 +531,38 @@ describe('Coffer pays x402 sellers on Base', () => {
       }
     });
 
+    it("an offer whose other entry names another token is refused in the signing's words, not its own-wallet entry's", async () => {
+      const agent = await fundedAgent('own-and-unsignable', '1.00');
+      const offer = await both({ sol: (await generateKeyPairSigner()).address, base: seller });
+      const [, onBase] = offer.required.accepts;
+      offer.required.accepts = [
+        { ...onBase!, payTo: agent.base, amount: '1' },
+        { ...onBase!, extra: { name: 'USD Coin', version: '2' } },
+      ] as typeof offer.required.accepts;
+      const refused = await payX402('own-and-unsignable', agent.apiKey, offer.answer());
+      expectError(refused, 422, 'unsupported_offer');
+      expect(refused.body.error).toMatch(/^the x402 offer names the token "USD Coin" version 2/);
+    });
+
+    it('a challenge paid on one rail is paid: asked again on the other rail, it is nonce_already_paid', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller });
+      for (const entry of offer.required.accepts) Object.assign(entry.extra, { memo: 'challenge-on-both' });
+      // Funded on Base alone: paid there.
+      const agent = await fundedAgent('memo-both-rails', '1.00');
+      const paid = await payX402('memo-both-rails', agent.apiKey, offer.answer());
+      expect(paid.body).toMatchObject({ rail: 'base', recipient: seller });
+      expect((await t.api('POST', t.withOwner('/v1/agents/memo-both-rails/allocate'), { body: { amount: '1.00' } })).status).toBe(200);
+      const onSolana = await payX402('memo-both-rails', agent.apiKey, { ...offer.answer(), rail: 'sol' });
+      expectError(onSolana, 409, 'nonce_already_paid');
+      expect(onSolana.body.error).toContain(paid.body.paymentId);
+    });
+
     it("pays on the other rail where the preferred rail's entry is one the agent's policy refuses", async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);
       const offer = await both({ sol: solSeller, base: seller });
-      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
       try {
         expect((await setPreferred('base')).body).toMatchObject({ preferredRail: 'base' });
         // Allowed to pay the Solana seller only: the owner's Base, funded, would be refused.
@@ -552,7 +579,6 @@ describe('Coffer pays x402 sellers on Base', () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);
       const offer = await both({ sol: solSeller, base: seller });
-      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
       const agent = await fundedAgent('base-node-away', '1.00', {}, '1.00');
       try {
         expect((await setPreferred('base')).body).toMatchObject({ preferredRail: 'base' });
@@ -572,7 +598,6 @@ describe('Coffer pays x402 sellers on Base', () => {
     it('passes over a Permit2 entry on Base: the Solana one is paid whatever the owner prefers, or a Base one by EIP-3009 after it', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);
-      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
       const permit2 = { extra: { name: 'USDC', version: '2', assetTransferMethod: 'permit2' } };
       try {
         expect((await setPreferred('base')).body).toMatchObject({ preferredRail: 'base' });
@@ -606,7 +631,6 @@ describe('Coffer pays x402 sellers on Base', () => {
     it('passes over a Base entry the token would not honour (another EIP-712 name or version) before anything is held', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);
-      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
       try {
         await setPreferred('base');
         // Held above 0.005: a purchase the owner would be asked about, then refused at the buy.

@@ -79,7 +79,9 @@ export async function payableRequirement(
   // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
   // other rail, where the offer is tried should the chosen one run short before its reservation.
   const other = chosen.alsoShort === undefined ? onRails.find((payable) => payable.rail !== chosen.rail) : undefined;
-  return { chosen, keyed, all: payables.flat(), ...(other !== undefined ? { instead: other } : {}) };
+  // Every rail's entries, whatever the rail asked: a memo paid on one rail is that challenge paid on both.
+  const all = RAILS.flatMap((rail) => signedTermsOn(ctx, offer, rail, agent, owner));
+  return { chosen, keyed, all, ...(other !== undefined ? { instead: other } : {}) };
 }
 
 /** A rail's payable entries on terms Coffer signs for this agent (termsFault), the cheapest first. */
@@ -101,8 +103,10 @@ function unpayableOffer(
   signingRefusals: (string | null)[],
 ): CofferError {
   const rails = RAILS.filter((rail) => asked === undefined || rail === asked);
+  // Terms Coffer does not sign said only where no entry considered has others (else the signing's refusal, or the offer, is why).
   const faulty = rails.flatMap((rail) => payablesOn(ctx, offer, rail));
-  const fault = faulty.length === 0 ? null : termsFault(faulty[0]!, ctx, agent, owner);
+  const signed = rails.some((rail) => signedTermsOn(ctx, offer, rail, agent, owner).length > 0);
+  const fault = signed || faulty.length === 0 ? null : termsFault(faulty[0]!, ctx, agent, owner);
   // The rail asked for named, and the other where the offer is payable there: the refusal is the ask's.
   const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && signedTermsOn(ctx, offer, rail, agent, owner).length > 0);
   const payableElsewhere = elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`;
@@ -205,6 +209,8 @@ async function firstSignable(
 ): Promise<{ payable: Payable | null; refusal: string | null }> {
   let refused: string | null = null;
   let signable: Payable | null = null;
+  // One entry is no choice: the policy is not asked here (it judges the entry at the door).
+  if (payables.length === 1) preferred = () => true;
   for (const payable of payables) {
     if (signable !== null && !preferred(payable)) continue;
     const refusal = await ctx.x402!.signingRefusal(payable.requirement, payable.rail);
@@ -294,10 +300,10 @@ function payablesOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable[]
 }
 
 /**
- * Of an offer payable on both rails: the owner's preferred rail where the agent's wallet there holds
- * the amount beside what it has pending and its entry is `preferred` (the policy allows it), else the
- * first such (Solana first); else the first whose wallet holds the amount; else the preferred (or
- * the first), whose reservation then refuses it for want of funds.
+ * Of an offer payable on both rails, the rails whose entry is `preferred` (the policy allows it)
+ * first: the owner's preferred rail where the agent's wallet there holds the amount beside what it
+ * has pending, else the first that does (Solana first), else the first of them, whose reservation
+ * then refuses it for want of funds.
  */
 async function railWithFunds(
   ctx: EngineContext,
@@ -305,14 +311,15 @@ async function railWithFunds(
   payables: Payable[],
   preferred: (payable: Payable) => boolean,
 ): Promise<Payable> {
-  const ordered = railFirst(payables, preferredRailOf(ctx));
+  // The rails whose entry the policy allows first, each in the owner's order (Solana first where none).
+  const byRail = railFirst(payables, preferredRailOf(ctx));
+  const ordered = [...byRail.filter(preferred), ...byRail.filter((payable) => !preferred(payable))];
   // A wallet whose node does not answer now is not chosen: the other rail pays where it holds the
   // amount (a Base node away holds back no purchase Solana can pay). Neither read: the first's trouble.
   const read = await Promise.allSettled(ordered.map((payable) => freeOn(ctx, agent, payable)));
   const free = read.map((each) => (each.status === 'fulfilled' ? each.value : null));
   if (free.every((each) => each === null)) throw (read[0] as PromiseRejectedResult).reason;
-  const holds = (payable: Payable, index: number) => (free[index] ?? -1n) >= payable.requirement.amount;
-  const funded = ordered.find((payable, index) => holds(payable, index) && preferred(payable)) ?? ordered.find(holds);
+  const funded = ordered.find((payable, index) => (free[index] ?? -1n) >= payable.requirement.amount);
   if (funded !== undefined) return funded;
   // Neither holds it: paid where the wallet was read (its refusal to come), naming the other rail's
   // figure too where that was read.

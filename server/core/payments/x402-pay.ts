@@ -227,11 +227,12 @@ async function purchaseOn(
   }
   const earlier = await earlierPayment(ctx, agent, asked);
   if (earlier !== null) return answerEarlier(ctx, earlier);
-  // A seller's memo binds its challenge, whichever entry is paid: one paid already to its entry's
-  // recipient is this challenge paid, though the policy now prefers another entry (the reservation
-  // checks the entry paid, for payments racing this one).
-  refuse(noncePaidRefusal(memoPaidOn(ctx, agent, all)));
   const { hold } = await judgeAtDoor(ctx, principal, agent, asked);
+  // A seller's memo binds its challenge, whichever entry is paid: one paid already to its entry's
+  // recipient (on either rail) is this challenge paid, though the policy now prefers another entry;
+  // after the door's checks, as the reservation's nonce check comes after its own. (The reservation
+  // checks the entry paid only: two asks at once, the policy choosing two entries, are not caught.)
+  refuse(noncePaidRefusal(memoPaidOn(ctx, agent, all)));
   const id = newId('pay');
   const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };
   if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);

@@ -317,7 +317,7 @@ function idOf(item: DiscoveredItem, endpoint: string): string {
 /**
  * An item as a registry entry, or why it is left out: not an HTTP API (an MCP tool: fetch_paid calls
  * URLs), or no offer Coffer can pay (the closest reason: another network, another asset on this one,
- * another scheme). Of the payable offers the first (Solana's before Base's) gives the listing its
+ * another scheme). Of the payable offers the cheapest on Solana, else on Base, gives the listing its
  * price, `payTo` and `network`. A listing is for finding: the rail a purchase pays on is chosen when
  * it is made (the owner's preferred rail, else the one with the balance), at the price the seller's
  * 402 then names for it, under the agent's policy.

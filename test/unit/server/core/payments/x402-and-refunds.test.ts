@@ -186,6 +186,9 @@ describe.each(STORES)('on the %s ledger', (store) => {
       await expectCofferError(core.x402Paid('budgeted', offer, null), 'nonce_already_paid', new RegExp(paid.paymentId));
       expect(core.chain.calls).toEqual(calls);
       expect(core.store.listPayments(core.owner, 'budgeted', 10)).toHaveLength(1);
+      // A stopped agent is told it is stopped, whatever it aimed at (judge.ts's order).
+      await core.engine.kill(core.asOwner, 'budgeted');
+      await expectCofferError(core.x402Paid('budgeted', offer, null), 'agent_suspended');
     });
 
     it('under an approval, pays the approved recipient at or below the amount approved, though the offer now lists a cheaper entry to another', async () => {
