@@ -16,7 +16,7 @@
  *     the kill switch and the policy again (other payments may have landed since the first look)
  *     the recipient           recipient_archived
  *     the balance             insufficient_funds (net of pending payments and returns)
- *     the nonce               nonce_already_paid
+ *     the nonce               nonce_already_paid (an x402 offer's: the memo of any of its entries)
  *     an x402 transaction     handed out once
  *
  * At the door nothing about the recipient or the chain is read before the policy allowed: an agent is
@@ -35,13 +35,13 @@ import { freeBalance } from '../wallet-balance.js';
 import { getAgentOrThrow, stoppedRefusal } from '../agent-lookup.js';
 import { walletOfRecipient } from '../rails.js';
 import { archivedRecipientRefusal, balanceRefusal, noncePaidRefusal, priceCapRefusal, sameX402Refusal } from './refusals.js';
-import type { AgentRecord } from '../ports/store.js';
+import type { AgentRecord, PaymentRecord } from '../ports/store.js';
 import { firstRefusal } from '../policy/rules.js';
 import { budgetRefusal, type BudgetedPayment } from '../policy/budgets.js';
 import { usagesFor } from '../policy/budget-usage.js';
 import { holdReason, type HoldReason } from '../policy/holds.js';
 import type { PolicyReading } from '../policy/spending-watch.js';
-import type { PaymentAsked, PaymentToMove } from './payment.js';
+import type { PaidMemo, PaymentAsked, PaymentToMove } from './payment.js';
 
 /**
  * The door's judgement: refused (thrown), or allowed, and then whether the owner is asked first. An
@@ -85,9 +85,20 @@ export function judgeInReservation(
     // The wallet's last reading less what left it since and what it has promised away on the
     // payment's rail (payments, and returns to the treasury, not settled yet).
     balanceRefusal(freeBalance(ctx, agent, payment.rail, wallet), amount, payment.rail, payment.alsoShort) ??
-    noncePaidRefusal(payment.nonce === null ? null : ctx.store.findLivePaymentByMemo(owner, agentId, recipient, payment.nonce)) ??
+    noncePaidRefusal(
+      paidUnderMemo(ctx, agent, payment.challengeMemos ?? (payment.nonce === null ? [] : [{ recipient, memo: payment.nonce }])),
+    ) ??
     sameX402Refusal(payerSignature === null ? null : ctx.store.findLivePaymentByPayerSignature(payerSignature));
   return { refusal, reading: policy.reading() };
+}
+
+/** This agent's live payment under one of these memos, to its recipient; null where none. */
+export function paidUnderMemo(ctx: EngineContext, agent: AgentRecord, memos: readonly PaidMemo[]): PaymentRecord | null {
+  for (const { recipient, memo } of memos) {
+    const paid = ctx.store.findLivePaymentByMemo(agent.owner, agent.agentId, recipient, memo);
+    if (paid !== null) return paid;
+  }
+  return null;
 }
 
 /**

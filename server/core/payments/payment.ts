@@ -28,6 +28,11 @@ export interface PaymentToMove extends PaymentAsked {
   memo: string;
   /** The paid API's nonce: paid once per recipient. Null: none (the memo is then the payment's id). */
   nonce: string | null;
+  /**
+   * Every memo that binds this payment's challenge, with the recipient it is paid to: an x402 offer's
+   * entries are one challenge, paid once whichever entry is paid. Absent: its own nonce alone.
+   */
+  challengeMemos?: PaidMemo[];
   description: string;
   resource: string | null;
   alsoWrite?: (payment: PaymentRecord) => void;
@@ -43,6 +48,12 @@ export interface PaymentToMove extends PaymentAsked {
    * funds; null where this rail was asked for and the other not read (the refusal says it is payable there).
    */
   alsoShort?: { rail: Rail; free: bigint | null };
+}
+
+/** A seller's memo as paid: to this recipient (on its rail), under this memo. */
+export interface PaidMemo {
+  recipient: string;
+  memo: string;
 }
 
 /** A payment's signed transaction, with what x402 hands out (null for a payment Coffer sends). */

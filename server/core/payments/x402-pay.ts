@@ -5,7 +5,7 @@ import { getAgentOrThrow } from '../agent-lookup.js';
 import { newId } from '../ids.js';
 import { formatUsdc } from '../../wire/money.js';
 import { earlierPayment, keyOf, keyOfPayment, movePayment, payingAgent, agentStoppedField } from './move.js';
-import { allowedAtDoor, judgeAtDoor } from './judge.js';
+import { allowedAtDoor, judgeAtDoor, paidUnderMemo } from './judge.js';
 import { awaitingOf, holdPayment } from './held.js';
 import { endedCode } from '../approvals/requests.js';
 import { done, type Outcome } from '../outcome.js';
@@ -13,7 +13,7 @@ import { recordingRefusals } from './refusal-log.js';
 import { registryServiceFor } from '../registry/registry.js';
 import { iso } from '../../wire/views.js';
 import type { AgentRecord, PaymentRecord } from '../ports/store.js';
-import type { PaymentAsked } from './payment.js';
+import type { PaidMemo, PaymentAsked } from './payment.js';
 import type { X402Offer } from '../ports/x402.js';
 import { type X402PayBody } from '../../wire/schemas.js';
 import { type Rail } from '../../wire/rails.js';
@@ -126,15 +126,12 @@ const entryAsked = (ctx: EngineContext, payable: Payable, url: string): Omit<Pay
   };
 };
 
-/** A live payment of this agent to an entry's recipient under that entry's memo; null where none. */
-function memoPaidOn(ctx: EngineContext, agent: AgentRecord, entries: Payable[]): PaymentRecord | null {
-  for (const entry of entries) {
+/** The seller's memos on an offer's entries, each with its entry's recipient: the challenge they bind, paid once. */
+const challengeMemosOf = (entries: Payable[]): PaidMemo[] =>
+  entries.flatMap((entry) => {
     const memo = memoOf(entry.requirement);
-    const paid = memo === null ? null : ctx.store.findLivePaymentByMemo(agent.owner, agent.agentId, entry.recipient, memo);
-    if (paid !== null) return paid;
-  }
-  return null;
-}
+    return memo === null ? [] : [{ recipient: entry.recipient, memo }];
+  });
 
 /** What a purchase is made of, whichever rail of the offer it is tried on. */
 interface PurchaseAsked {
@@ -163,6 +160,7 @@ async function purchaseOn(
   const memo = memoOf(requirement);
   const { amount } = requirement;
   const { rail, recipient: payTo } = payable;
+  const challengeMemos = challengeMemosOf(all);
   const asked = {
     ...entryAsked(ctx, payable, body.url),
     // The request's terms, whichever rail and entry are chosen now: a retry finds its payment even
@@ -209,6 +207,7 @@ async function purchaseOn(
       id: held.id,
       memo: memo ?? held.id,
       nonce: memo,
+      challengeMemos,
       description,
       resource: body.url,
       approved: true,
@@ -230,11 +229,11 @@ async function purchaseOn(
   const { hold } = await judgeAtDoor(ctx, principal, agent, asked);
   // A seller's memo binds its challenge, whichever entry is paid: one paid already to its entry's
   // recipient (on either rail) is this challenge paid, though the policy now prefers another entry;
-  // after the door's checks, as the reservation's nonce check comes after its own. (The reservation
-  // checks the entry paid only: two asks at once, the policy choosing two entries, are not caught.)
-  refuse(noncePaidRefusal(memoPaidOn(ctx, agent, all)));
+  // after the door's checks, as the reservation's nonce check comes after its own. The reservation
+  // checks every entry's memo again: two asks at once, the policy choosing two entries, pay one.
+  refuse(noncePaidRefusal(paidUnderMemo(ctx, agent, challengeMemos)));
   const id = newId('pay');
-  const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };
+  const payment = { ...asked, id, memo: memo ?? id, nonce: memo, challengeMemos, description, resource: body.url };
   if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
   const moved = await movePayment(ctx, principal, agent, payment, sign);
   return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });

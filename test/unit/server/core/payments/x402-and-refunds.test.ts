@@ -191,6 +191,40 @@ describe.each(STORES)('on the %s ledger', (store) => {
       await expectCofferError(core.x402Paid('budgeted', offer, null), 'agent_suspended');
     });
 
+    it('two asks of one challenge at once, the policy choosing two entries between them, pay it once', async () => {
+      core = await coreEngine({ store });
+      const { x402 } = core;
+      const other = randomAddress();
+      for (const address of [SELLER, other]) core.chain.mint(address, 1n);
+      await core.fundedAgent('twice', '1');
+      const accepts = [x402.answer402(SELLER, 10_000n, 'challenge-9'), x402.answer402(other, 20_000n, 'challenge-9')].flatMap(
+        (answer) => (answer.body as { accepts: unknown[] }).accepts,
+      );
+      const offer = { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
+      // The first ask is held at its signing (after its door's checks, before its reservation).
+      const sign = x402.sign.bind(x402);
+      let release = () => {};
+      const signing = new Promise<void>((resolve) => (release = resolve));
+      let signed = 0;
+      x402.sign = async (...args) => {
+        signed += 1;
+        if (signed === 1) await signing;
+        return sign(...args);
+      };
+      const first = core.x402Paid('twice', offer, null);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(signed).toBe(1);
+      // Meanwhile the owner allows `other` alone, and the second ask pays it; then allows both again.
+      core.engine.updatePolicy(core.asOwner, 'twice', { allowedServices: [other] });
+      const second = await core.x402Paid('twice', offer, null);
+      expect(core.store.getPayment(second.paymentId)).toMatchObject({ recipient: other, amount: 20_000n });
+      core.engine.updatePolicy(core.asOwner, 'twice', { allowedServices: [] });
+      release();
+      // The first ask's entry is allowed again, but its challenge is paid: refused, nothing handed out.
+      await expectCofferError(first, 'nonce_already_paid', new RegExp(second.paymentId));
+      expect(core.store.listPayments(core.owner, 'twice', 10).filter((payment) => payment.status !== 'failed')).toHaveLength(1);
+    });
+
     it('under an approval, pays the approved recipient at or below the amount approved, though the offer now lists a cheaper entry to another', async () => {
       core = await coreEngine({ store });
       const { x402 } = core;
