@@ -50,7 +50,9 @@ export async function payableRequirement(
   preferred: (payable: Payable) => boolean,
 ): Promise<{ chosen: Payable; keyed: Payable[]; all: Payable[]; instead?: Payable }> {
   const rails = RAILS.filter((rail) => asked === undefined || rail === asked);
-  const payables = rails.map((rail) => signedTermsOn(ctx, offer, rail, agent, owner));
+  // Every rail's entries on terms Coffer signs, read once, whatever the rail asked.
+  const signedOn = new Map(RAILS.map((rail) => [rail, signedTermsOn(ctx, offer, rail, agent, owner)]));
+  const payables = rails.map((rail) => signedOn.get(rail)!);
   // What a retry's Idempotency-Key is hashed over: the cheapest payable entry on each rail, as the
   // offer states it, not whether its signing would refuse it now (the token may be unread: the node
   // answering or not would make one request two), nor whether the policy allows it now.
@@ -63,13 +65,11 @@ export async function payableRequirement(
       ctx,
       offer,
       asked,
-      agent,
-      owner,
+      { agent, owner, signedOn },
       signable.map(({ refusal }) => refusal),
     );
   // Asked for on one rail: a refusal for want of funds there says where else the offer is payable.
-  const alsoPayable =
-    asked === undefined ? undefined : RAILS.find((rail) => rail !== asked && signedTermsOn(ctx, offer, rail, agent, owner).length > 0);
+  const alsoPayable = asked === undefined ? undefined : RAILS.find((rail) => rail !== asked && signedOn.get(rail)!.length > 0);
   const chosen =
     onRails.length > 1
       ? await railWithFunds(ctx, agent, onRails, preferred)
@@ -80,7 +80,7 @@ export async function payableRequirement(
   // other rail, where the offer is tried should the chosen one run short before its reservation.
   const other = chosen.alsoShort === undefined ? onRails.find((payable) => payable.rail !== chosen.rail) : undefined;
   // Every rail's entries, whatever the rail asked: a memo paid on one rail is that challenge paid on both.
-  const all = RAILS.flatMap((rail) => signedTermsOn(ctx, offer, rail, agent, owner));
+  const all = RAILS.flatMap((rail) => signedOn.get(rail)!);
   return { chosen, keyed, all, ...(other !== undefined ? { instead: other } : {}) };
 }
 
@@ -98,17 +98,16 @@ function unpayableOffer(
   ctx: EngineContext,
   offer: X402Offer,
   asked: Rail | undefined,
-  agent: AgentRecord,
-  owner: string,
+  { agent, owner, signedOn }: { agent: AgentRecord; owner: string; signedOn: ReadonlyMap<Rail, Payable[]> },
   signingRefusals: (string | null)[],
 ): CofferError {
   const rails = RAILS.filter((rail) => asked === undefined || rail === asked);
   // Terms Coffer does not sign said only where no entry considered has others (else the signing's refusal, or the offer, is why).
   const faulty = rails.flatMap((rail) => payablesOn(ctx, offer, rail));
-  const signed = rails.some((rail) => signedTermsOn(ctx, offer, rail, agent, owner).length > 0);
+  const signed = rails.some((rail) => signedOn.get(rail)!.length > 0);
   const fault = signed || faulty.length === 0 ? null : termsFault(faulty[0]!, ctx, agent, owner);
   // The rail asked for named, and the other where the offer is payable there: the refusal is the ask's.
-  const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && signedTermsOn(ctx, offer, rail, agent, owner).length > 0);
+  const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && signedOn.get(rail)!.length > 0);
   const payableElsewhere = elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`;
   if (fault !== null) return new CofferError('unsupported_offer', `${fault}${payableElsewhere}`);
   const refusal = signingRefusals.find((each) => each !== null);
@@ -313,7 +312,8 @@ async function railWithFunds(
 ): Promise<Payable> {
   // The rails whose entry the policy allows first, each in the owner's order (Solana first where none).
   const byRail = railFirst(payables, preferredRailOf(ctx));
-  const ordered = [...byRail.filter(preferred), ...byRail.filter((payable) => !preferred(payable))];
+  const allowed = new Set(byRail.filter(preferred));
+  const ordered = [...allowed, ...byRail.filter((payable) => !allowed.has(payable))];
   // A wallet whose node does not answer now is not chosen: the other rail pays where it holds the
   // amount (a Base node away holds back no purchase Solana can pay). Neither read: the first's trouble.
   const read = await Promise.allSettled(ordered.map((payable) => freeOn(ctx, agent, payable)));

@@ -61,7 +61,8 @@ export async function payX402(
     principal,
     agentId,
     () => ({
-      service: tried === null ? new URL(body.url).host : serviceLabelOf(ctx, tried, body.url),
+      // The registry's id of the recipient, else the URL's host: how its refusals name the service.
+      service: tried === null ? new URL(body.url).host : registryServiceFor(ctx, tried.recipient, body.url).serviceId,
       amount: tried === null ? '0' : formatUsdc(tried.requirement.amount),
       rail: tried?.rail ?? null,
     }),
@@ -107,10 +108,6 @@ export async function payX402(
 
 /** Refusals on the other rail that hold on both: said in place of the first rail's want of funds. */
 const BOTH_RAILS_REFUSALS = new Set(['insufficient_funds', 'agent_suspended', 'policy_expired', 'cooldown_active']);
-
-/** The registry's id of a purchase's recipient, else its URL's host: how its refusals name the service. */
-const serviceLabelOf = (ctx: EngineContext, payable: Payable, url: string) =>
-  registryServiceFor(ctx, payable.recipient, url).serviceId ?? new URL(url).host;
 
 /** An entry of an offer as a payment asks it (the registry's word on its recipient read here), but for its key. */
 const entryAsked = (ctx: EngineContext, payable: Payable, url: string): Omit<PaymentAsked, 'key'> & { recipient: string } => {
