@@ -124,11 +124,15 @@ const entryAsked = (ctx: EngineContext, payable: Payable, url: string): Omit<Pay
 };
 
 /** The seller's memos on an offer's entries, each with its entry's recipient: the challenge they bind, paid once. */
-const challengeMemosOf = (entries: Payable[]): PaidMemo[] =>
-  entries.flatMap((entry) => {
+const challengeMemosOf = (entries: Payable[]): PaidMemo[] => {
+  // Each pair once: an offer may list one recipient and memo at many prices, each looked up in the write.
+  const pairs = new Map<string, PaidMemo>();
+  for (const entry of entries) {
     const memo = memoOf(entry.requirement);
-    return memo === null ? [] : [{ recipient: entry.recipient, memo }];
-  });
+    if (memo !== null) pairs.set(JSON.stringify([entry.recipient, memo]), { recipient: entry.recipient, memo });
+  }
+  return [...pairs.values()];
+};
 
 /** What a purchase is made of, whichever rail of the offer it is tried on. */
 interface PurchaseAsked {

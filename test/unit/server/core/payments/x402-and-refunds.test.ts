@@ -246,6 +246,33 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(core.store.listPayments(core.owner, 'asker', 10)).toHaveLength(1);
     });
 
+    it("an approved purchase is not paid on a challenge the agent paid meanwhile on another entry", async () => {
+      core = await coreEngine({ store });
+      const { x402 } = core;
+      const other = randomAddress();
+      for (const address of [SELLER, other]) core.chain.mint(address, 1n);
+      await core.fundedAgent('asker', '1', { askAbove: '0.05' });
+      const offer = (memo: string, ...entries: [string, bigint][]) => {
+        const accepts = entries.flatMap(([payTo, amount]) => (x402.answer402(payTo, amount, memo).body as { accepts: unknown[] }).accepts);
+        return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
+      };
+      const held = await core.engine.payX402(core.asAgent('asker'), 'asker', offer('challenge-1', [SELLER, 100_000n]), null);
+      if (held.kind !== 'awaiting_approval') throw new Error('the purchase was not held');
+      await core.engine.approve(core.asOwner, held.approval.approvalId);
+      // The seller's fresh challenge adds a cheaper entry: asked without the approval, that one is paid.
+      const fresh = offer('challenge-2', [other, 20_000n], [SELLER, 100_000n]);
+      const paid = await core.x402Paid('asker', fresh);
+      expect(core.store.getPayment(paid.paymentId)).toMatchObject({ recipient: other, amount: 20_000n });
+      // The same challenge with the approval: paid already, not paid again to the approved recipient.
+      core.chain.advanceBlocks(1n);
+      await expectCofferError(
+        core.x402Paid('asker', { ...fresh, approvalId: held.approval.approvalId }),
+        'nonce_already_paid',
+        new RegExp(paid.paymentId),
+      );
+      expect(core.store.getPayment(held.approval.paymentId!)).toMatchObject({ status: 'held' });
+    });
+
     it('two equal payments signed in one block are one transaction: the second is not handed out until the next block', async () => {
       const { chain } = await x402Ready(store);
       await core.x402Paid('alpha', ask(10_000n), null);
