@@ -176,6 +176,15 @@ export function createPaywallX402(options: {
       const { payload } = decoded;
       const rail = railOf(payload, rails);
       if (typeof rail !== 'string') return rail;
+      // On an EVM chain this paywall's terms are paid by an EIP-3009 authorization: any other payload
+      // (a malformed field, Permit2, a Solana one) is refused here, as the facilitator's verify would
+      // throw on it, which reads as its being unreachable (503, "try again") to a buyer who never can.
+      if (rail === 'base' && carriedAuthorization(payload) === null) {
+        return refuse(
+          'invalid_payment',
+          'the x402 payment on an EVM chain carries no EIP-3009 authorization this paywall takes (from, to, value, validAfter, validBefore as decimal text, a 32-byte nonce, a hex signature)',
+        );
+      }
       const match = await matchOn(rail, payload, route, rails);
       if (!match.ok) return match;
       const asOnChain = await settlingOn(rail, payload, match, rails);

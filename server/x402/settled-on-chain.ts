@@ -40,7 +40,12 @@ export interface PaidBefore {
 export function carriedAuthorization(payload: PaymentPayload): CarriedAuthorization | null {
   const carried = payload.payload as { authorization?: Record<string, unknown>; signature?: unknown; permit2Authorization?: unknown };
   const { from, to, value, nonce, validAfter, validBefore } = carried.authorization ?? {};
-  if (carried.permit2Authorization !== undefined || typeof carried.signature !== 'string') return null;
+  if (
+    carried.permit2Authorization !== undefined ||
+    typeof carried.signature !== 'string' ||
+    !/^0x(?:[0-9a-fA-F]{2})+$/.test(carried.signature)
+  )
+    return null;
   const address = (field: unknown): field is Address => typeof field === 'string' && isAddress(field);
   const uint = (field: unknown): field is string => typeof field === 'string' && /^\d{1,78}$/.test(field);
   if (!address(from) || !address(to) || !uint(value) || !uint(validAfter) || !uint(validBefore)) return null;

@@ -438,6 +438,33 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
   });
 
+  it('a payment on Base carrying no well-formed EIP-3009 authorization is 402 invalid_payment, not "try again"; nothing moves', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), served };
+    const { payload } = await paymentFor(account);
+    const { authorization, signature } = payload.payload;
+    const malformed = [
+      { authorization: { ...authorization, value: `${authorization.value}.0` }, signature },
+      { authorization: { ...authorization, validBefore: 'abc' }, signature },
+      { authorization, signature: '0xnot-hex' },
+      { signature, permit2Authorization: { from: account.address } },
+      { transaction: Buffer.from('not a transaction').toString('base64') },
+    ];
+    for (const inner of malformed) {
+      const answer = await fetch(`${api.url}/data`, {
+        headers: { 'payment-signature': encodePaymentSignatureHeader({ ...payload, payload: inner }) },
+      });
+      expect(answer.status).toBe(402);
+      expect(await answer.json()).toMatchObject({ code: 'invalid_payment', error: expect.stringMatching(/EIP-3009/) });
+    }
+    expect(served).toBe(before.served);
+    expect(await usdc(account.address)).toBe(before.buyer);
+    // The payment as signed is still good: served once.
+    const paid = await fetch(`${api.url}/data`, { headers: { 'payment-signature': encodePaymentSignatureHeader(payload) } });
+    expect(paid.status).toBe(200);
+    expect(served).toBe(before.served + 1);
+  });
+
   it('a payment whose settlement was still pending is served when presented again, once its transaction is mined', async () => {
     const account = await buyer();
     const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };
