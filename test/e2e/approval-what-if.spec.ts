@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { openUnlistedSeller, UNLISTED_SELLER } from '../helpers/unlisted-seller.js';
 import { SCREENSHOTS } from './screenshots.js';
 import { ownerApi, type OwnerApi } from '../helpers/owner-api.js';
 
@@ -21,8 +22,8 @@ let dataDir: string;
 let api: OwnerApi;
 let agentKey: string;
 
-/** demo-weather's wallet, paid by address under the agent's own label (outside the registry, any price goes). */
-const FORECAST = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+/** A wallet outside the registry, paid by address under the agent's own label (any price goes). */
+const FORECAST = UNLISTED_SELLER;
 
 /** Its payments of the last 30 days: three of them above 0.02 USDC (0.85 USDC in all). */
 const PAYMENTS = ['0.25', '0.10', '0.01', '0.02', '0.50'];
@@ -49,6 +50,7 @@ async function agentAsks(update: Record<string, unknown>): Promise<string> {
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-approval-what-if-'));
   serve = await spawnServe(dataDir);
+  await openUnlistedSeller(serve.url);
   api = ownerApi(dataDir);
   const deployed = await call('/v1/agents/deploy', {
     agentId: 'alpha',

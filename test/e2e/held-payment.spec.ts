@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { openUnlistedSeller, UNLISTED_SELLER } from '../helpers/unlisted-seller.js';
 import { SCREENSHOTS } from './screenshots.js';
 import { ownerApi, type OwnerApi } from '../helpers/owner-api.js';
 
@@ -20,8 +21,8 @@ let dataDir: string;
 let api: OwnerApi;
 let agentKey: string;
 
-/** demo-weather's wallet, paid by address under the agent's own label (outside the registry, any price goes). */
-const FORECAST = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+/** A wallet outside the registry, paid by address under the agent's own label (any price goes). */
+const FORECAST = UNLISTED_SELLER;
 
 /** GET without a body, POST with one: as the owner, or with the key given (an agent's). */
 const call = (path: string, body?: unknown, key?: string) => api.answer(body === undefined ? 'GET' : 'POST', path, body, key);
@@ -33,6 +34,7 @@ const agentPays = (amount: string, description = 'e2e forecast') =>
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-held-'));
   serve = await spawnServe(dataDir);
+  await openUnlistedSeller(serve.url);
   api = ownerApi(dataDir);
   // A daily budget, a monthly one for every payment, 5 payments a day to that wallet, and one for a
   // registry service this payment is not for (so not shown).

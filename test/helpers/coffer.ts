@@ -9,6 +9,9 @@ import type { McpLaunch } from '../../server/wire/mcp-config.js';
 import type { SimChain } from '../../server/chain/solana/sim/chain.js';
 import type { SimLedger } from '../../server/chain/solana/sim/ledger.js';
 import type { BreakerBody } from '../../server/wire/schemas.js';
+import { UNLISTED_SELLER } from './unlisted-seller.js';
+
+export { UNLISTED_SELLER };
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -94,6 +97,7 @@ export async function startCoffer(
     clock: options.clock,
     log: options.log ?? (() => undefined),
   });
+  await coffer.embedded?.openUsdcAccounts([UNLISTED_SELLER]);
   const server = await startHttpServer({ coffer, port: 0, version: 'test', log: options.log ?? (() => undefined) });
   const withOwner = (path: string) => `${path}${path.includes('?') ? '&' : '?'}owner=${coffer.owner}`;
   return {
@@ -190,11 +194,11 @@ export async function fundedAgent(t: TestCoffer, agentId: string, amount: string
 }
 
 /**
- * A paid API outside the registry, paid by its wallet's address, so any price goes (a registry service
- * is never paid more than its listed price). The wallet is demo-weather's: it holds a USDC account on
- * the sim chain.
+ * A paid API outside the registry, paid by its wallet's address, so any price goes (a registry
+ * service, and its address under any name, is never paid more than its listed price). Its USDC
+ * account on the sim chain is opened by startCoffer.
  */
-export const UNLISTED_API = { service: 'test-api', recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx' } as const;
+export const UNLISTED_API = { service: 'test-api', recipient: UNLISTED_SELLER } as const;
 
 /** Micro-USDC from a decimal string, for ledger arithmetic in tests. */
 export const micro = (decimal: string): bigint => {

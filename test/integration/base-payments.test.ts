@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { EMBEDDED_EVM_CHAIN_ID } from '../../server/chain/evm/sim/chain.js';
 import { baseReceiptProofMessage, baseReceiptSchema } from '../../server/wire/receipts.js';
-import { deployAgent, micro } from '../helpers/coffer.js';
+import { deployAgent, micro, UNLISTED_SELLER } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { payUsdc } from '../helpers/pay.js';
 
@@ -14,7 +14,7 @@ import { payUsdc } from '../helpers/pay.js';
  * names the rail, the chain id and the transaction's hash, proved by the agent's Base account.
  */
 const SELLER = getAddress(privateKeyToAccount(generatePrivateKey()).address);
-const SOLANA_SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+const SOLANA_SELLER = UNLISTED_SELLER;
 
 describe('/pay on Base, one policy across both rails', () => {
   const t = useCoffer();

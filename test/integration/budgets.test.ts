@@ -34,16 +34,19 @@ describe('budgets', () => {
     expectError(third, 402, 'budget_exceeded', /0\.02 USDC a day for demo-weather: 0\.02 USDC spent; it starts afresh at /);
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
     // The recipient's budget holds every payment to that wallet, under whatever name.
-    expectError(await payUsdc(t, 'budgeted', agent.apiKey, { ...UNLISTED_API, amount: '0.49' }), 402, 'budget_exceeded', /to 93ug/);
-    expect((await payUsdc(t, 'budgeted', agent.apiKey, { ...UNLISTED_API, amount: '0.48' })).status).toBe(200);
+    expect((await payUsdc(t, 'budgeted', agent.apiKey, { ...UNLISTED_API, amount: '0.30' })).status).toBe(200);
+    const renamed = { ...UNLISTED_API, service: 'renamed-api' };
+    const over = await payUsdc(t, 'budgeted', agent.apiKey, { ...renamed, amount: '0.21' });
+    expectError(over, 402, 'budget_exceeded', new RegExp(`to ${UNLISTED_API.recipient.slice(0, 4)}`));
+    expect((await payUsdc(t, 'budgeted', agent.apiKey, { ...renamed, amount: '0.20' })).status).toBe(200);
 
     const read = await t.api('GET', policyPath('budgeted'));
     expect(read.body.budgets).toEqual([
-      expect.objectContaining({ amount: '1.00', window: 'month', spent: '0.50', remaining: '0.50', resetsAt: expect.any(String) }),
+      expect.objectContaining({ amount: '1.00', window: 'month', spent: '0.52', remaining: '0.48', resetsAt: expect.any(String) }),
       expect.objectContaining({ service: 'demo-weather', spent: '0.02', remaining: '0.00' }),
       expect.objectContaining({ recipient: UNLISTED_API.recipient, spent: '0.50', remaining: '0.00', resetsAt: null }),
     ]);
-    expect(read.body.spent24h).toBe('0.50');
+    expect(read.body.spent24h).toBe('0.52');
     const refusals = await t.api('GET', t.withOwner('/v1/dashboard'));
     expect(JSON.stringify(refusals.body)).toContain('budget_exceeded');
   });

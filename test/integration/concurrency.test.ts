@@ -9,7 +9,7 @@ describe('concurrent payments against one budget', () => {
 
   it('50 concurrent payments against a budget for 10: exactly 10 succeed, the chain moved exactly 10', async () => {
     const agent = await fundedAgent(t, 'burst', '100.00', { dailyBudget: '1.00', maxPerPayment: '0.10' });
-    const recipient = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+    const recipient = UNLISTED_API.recipient;
     const recipientBefore = await t.coffer.chain.usdcBalance(recipient);
 
     const responses = await Promise.all(

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { fundedAgent, deployAgent, micro } from '../helpers/coffer.js';
+import { UNLISTED_SELLER, fundedAgent, deployAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { pay, payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { decodeReceipt } from '../../server/wire/receipts.js';
 import { paymentRow } from '../fixtures/transfer-rows.js';
 
-/** demo-weather's wallet, paid here as an API outside the registry: any price goes (a registry service is capped at its listed price). */
-const SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+/** An API outside the registry: any price goes (a registry service, and its address by any name, is capped at its listed price). */
+const SELLER = UNLISTED_SELLER;
 const weather = (amount = '0.01') => ({ service: 'forecast-api', recipient: SELLER, amount, currency: 'USDC', description: 'forecast' });
+/** demo-quotes, a registry service, paid at its registry address. */
+const quotes = (amount = '0.01') => ({ service: 'demo-quotes', amount, currency: 'USDC', description: 'quote' });
 
 describe('payments over HTTP on the sim chain', () => {
   const t = useCoffer();
@@ -96,7 +98,7 @@ describe('payments over HTTP on the sim chain', () => {
     const agent = await fundedAgent(t, 'rule4', '10.00', { allowedServices: ['demo-quotes'] });
     const refused = await pay(t, 'rule4', agent.apiKey, weather());
     expectError(refused, 402, 'service_not_allowed');
-    expect((await pay(t, 'rule4', agent.apiKey, { ...weather(), service: 'demo-quotes' })).status).toBe(200);
+    expect((await pay(t, 'rule4', agent.apiKey, quotes())).status).toBe(200);
   });
 
   it('rule 5: a suspended agent cannot pay (403 agent_suspended) until resumed', async () => {
@@ -114,8 +116,8 @@ describe('payments over HTTP on the sim chain', () => {
     // Unfunded, not allowed, over max: the service check wins over max and balance.
     const key = t.ownerKey;
     expect((await pay(t, 'order', key, weather('2.00'))).body.code).toBe('service_not_allowed');
-    expect((await pay(t, 'order', key, { ...weather('2.00'), service: 'demo-quotes' })).body.code).toBe('max_per_payment_exceeded');
-    expect((await pay(t, 'order', key, { ...weather('0.01'), service: 'demo-quotes' })).body.code).toBe('insufficient_funds');
+    expect((await pay(t, 'order', key, quotes('2.00'))).body.code).toBe('max_per_payment_exceeded');
+    expect((await pay(t, 'order', key, quotes('0.01'))).body.code).toBe('insufficient_funds');
     await t.api('POST', t.withOwner('/v1/agents/order/kill'));
     expect((await pay(t, 'order', key, weather('2.00'))).body.code).toBe('agent_suspended');
   });
@@ -200,7 +202,7 @@ describe('payments over HTTP on the sim chain', () => {
     const agent = await fundedAgent(t, 'custom', '1.00');
     const unknown = await pay(t, 'custom', agent.apiKey, { service: 'my-own-api', amount: '0.01' });
     expectError(unknown, 404, 'service_not_found');
-    const recipient = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
+    const recipient = UNLISTED_SELLER;
     const custom = await pay(t, 'custom', agent.apiKey, { ...weather(), service: 'my-own-api', recipient });
     expect(custom.status).toBe(200);
     expect(decodeReceipt(custom.body.xPaymentHeader)?.recipient).toBe(recipient);
@@ -416,7 +418,7 @@ describe('payments: edges found in review', () => {
   });
 
   it('allowedServices pins unlisted services by recipient address, not by the name the agent chose', async () => {
-    const seller = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx'; // has a USDC account on sim
+    const seller = UNLISTED_SELLER;
     const other = '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z';
     const agent = await fundedAgent(t, 'pinned', '1.00', { allowedServices: [seller] });
     const byLabel = await payUsdc(t, 'pinned', agent.apiKey, { service: 'my-api', recipient: other, amount: '0.01' });

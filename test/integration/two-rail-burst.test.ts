@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openConnection } from '../../server/store/sqlite-driver.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { EMBEDDED_EVM_USDC } from '../../server/chain/evm/sim/chain.js';
-import { micro, tempDataDir } from '../helpers/coffer.js';
+import { micro, tempDataDir, UNLISTED_SELLER } from '../helpers/coffer.js';
+import { openUnlistedSeller } from '../helpers/unlisted-seller.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 import { chainReader } from '../helpers/chain-reader.js';
 
@@ -17,7 +18,8 @@ import { chainReader } from '../helpers/chain-reader.js';
  */
 const BURST = 1000;
 const BUDGET = '3.000000';
-const SOLANA_SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+/** Outside the registry (any price goes): its USDC account opened once the Coffer runs. */
+const SOLANA_SELLER = UNLISTED_SELLER;
 const BASE_SELLER = getAddress(privateKeyToAccount(generatePrivateKey()).address);
 
 describe('1,000 concurrent payments on both rails under one budget, killed in the middle', () => {
@@ -26,6 +28,7 @@ describe('1,000 concurrent payments on both rails under one budget, killed in th
 
   it('never passes the budget, and after the restart the ledger equals the chain on both rails', async () => {
     const first = await spawnServe(dataDir);
+    await openUnlistedSeller(first.url);
     const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
     const call = (url: string, method: string, path: string, body?: unknown, key = ownerKey) =>
       fetch(`${url}${path}${path.includes('?') ? '&' : '?'}owner=${owner}`, {

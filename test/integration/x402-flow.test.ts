@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fundedAgent, micro } from '../helpers/coffer.js';
+import { fundedAgent, micro, UNLISTED_SELLER } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
@@ -25,7 +25,7 @@ import { getBase58Decoder } from '@solana/kit';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
 
 const DEMO_PAY_TO = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
-const OTHER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
+const OTHER = UNLISTED_SELLER;
 
 describe('the 402 flow against the demo paid API', () => {
   const t = useCoffer();

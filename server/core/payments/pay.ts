@@ -13,7 +13,7 @@ import { parseAmount } from '../../wire/money.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
 import type { PayBody } from '../../wire/schemas.js';
 import { spendRecordView } from '../views.js';
-import { listedPrice, nearServiceIds } from '../registry/registry.js';
+import { listedAt, listedPrice, nearServiceIds } from '../registry/registry.js';
 import { recordingRefusals } from './refusal-log.js';
 import { requireAgentScope } from '../auth.js';
 import { done, type Outcome } from '../outcome.js';
@@ -127,7 +127,8 @@ async function payOrThrow(
     service,
     recipient,
     amount,
-    listed: service === null ? null : (context.listedPrice ?? listedPrice(service)),
+    // Under a name outside the registry, an address its services are paid to is held to their price.
+    listed: service !== null ? (context.listedPrice ?? listedPrice(service)) : recipient === undefined ? null : listedAt(ctx, recipient),
     key: keyOf(agent, idempotencyKey, [
       body.service,
       amount.toString(),

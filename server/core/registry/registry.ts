@@ -110,9 +110,20 @@ export function registryServiceFor(
     endpoint.includes(`${DEMO_API_LISTED_URL}/`) ? servedEndpoint(endpoint, ctx.demoApiUrl?.() ?? null) : endpoint;
   const matched = candidates.find((candidate) => endpointMatches(served(candidate.endpoint), target));
   const service = matched ?? (candidates.length === 1 ? (candidates[0] ?? null) : null);
-  const prices = (service ? [service] : candidates).map(listedPrice).filter((price): price is bigint => price !== null);
-  const listed = prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
-  return { service, serviceId: service?.id ?? target.host, listed };
+  return { service, serviceId: service?.id ?? target.host, listed: dearestListed(service ? [service] : candidates) };
+}
+
+/**
+ * The registry's cap on a payment to an address under no registry service's name: the dearest price
+ * it lists for the services paid there (a registry service is never paid more than it lists, by
+ * whatever name it is paid); null where none is, or none lists a price.
+ */
+export const listedAt = (ctx: ContextWith<RegistryStore>, payTo: string): bigint | null => dearestListed(ctx.store.servicesPaidTo(payTo));
+
+/** The dearest listed price of these services; null where none lists one. */
+function dearestListed(services: ServiceRecord[]): bigint | null {
+  const prices = services.map(listedPrice).filter((price): price is bigint => price !== null);
+  return prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
 }
 
 /** "GET https://host/path?q={q}" matches a URL on that origin and path. */

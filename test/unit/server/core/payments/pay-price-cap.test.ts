@@ -1,0 +1,34 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { STORES, coreEngine, type CoreEngine } from '../../../../fixtures/core-engine.js';
+import { randomAddress } from '../../../../fixtures/memory-chain.js';
+import { expectCofferError } from '../../../../helpers/expect-error.js';
+
+/**
+ * The registry's price caps what its services are paid on /pay, by whatever name the payment gives:
+ * a registry service's address paid under a name outside the registry is held to the dearest price
+ * the registry lists for the services paid there, as an x402 offer to that address is.
+ */
+let core: CoreEngine;
+afterEach(() => core?.close());
+
+describe.each(STORES)('on the %s ledger', (store) => {
+  it("a registry service's address paid under another name is capped at the dearest listed price there", async () => {
+    core = await coreEngine({ store });
+    const quotes = core.store.getService('demo-quotes')!;
+    core.chain.mint(quotes.payTo, 1n);
+    await core.fundedAgent('renamer', '1');
+    const listedThere = core.store.servicesPaidTo(quotes.payTo).map((service) => service.pricePerCall);
+    expect(listedThere).toEqual(['0.01', '0.01']);
+    await expectCofferError(
+      core.paid('renamer', { service: 'quotes-premium', recipient: quotes.payTo, amount: '0.45' }),
+      'price_above_registry',
+      new RegExp(`0\\.45 USDC is more than the 0\\.01 USDC the registry lists for the services paid to ${quotes.payTo}`),
+    );
+    expect(core.store.listPayments(core.owner, 'renamer', 10)).toHaveLength(0);
+    // At the listed price, under its own name, it is paid; an address no service is paid to has no cap.
+    expect((await core.paid('renamer', { service: 'quotes-premium', recipient: quotes.payTo, amount: '0.01' })).amount).toBe('0.01');
+    const elsewhere = randomAddress();
+    core.chain.mint(elsewhere, 1n);
+    expect((await core.paid('renamer', { service: 'my-own-api', recipient: elsewhere, amount: '0.45' })).amount).toBe('0.45');
+  });
+});
