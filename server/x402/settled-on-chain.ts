@@ -6,6 +6,7 @@ import type { Chain, TransferFound } from '../core/ports/chain.js';
 import type { PaywallStore } from './paywall-store.js';
 import { address, getBase58Decoder, getBase64Encoder, getTransactionDecoder, type Address as SolanaAddress } from '@solana/kit';
 import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
+import { readWireTransaction } from '../chain/solana/wire-transaction.js';
 
 /** A payment's settlement as the chain may show it, for verifiedAndSettled (x402-settlement.ts). */
 export interface PaidBefore {
@@ -62,17 +63,34 @@ export function carriedAuthorization(payload: PaymentPayload): CarriedAuthorizat
 
 const digest = (parts: string[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 
+/**
+ * A Solana wire transaction's message (base64), what its signers sign: one payment however its
+ * signature slots are spelled (the fee payer's, which the facilitator fills, may hold any bytes as
+ * presented). Null where the bytes are no transaction (the facilitator refuses it).
+ */
+function messageOf(transaction: string): string | null {
+  try {
+    const { bytes, signatures } = readWireTransaction(Buffer.from(transaction, 'base64'));
+    const last = signatures[signatures.length - 1]!;
+    return Buffer.from(bytes.subarray(last.byteOffset - bytes.byteOffset + 64)).toString('base64');
+  } catch {
+    return null;
+  }
+}
+
 /** What a payment on a rail is, and how the chain shows it paid this route in a transaction. */
 export interface Settling {
   /**
    * The payment, whatever shape it is presented in: an EIP-3009 authorization's fields (USDC runs one
    * authorization of a payer's nonce once, however its signature is spelled), a Solana transaction's
-   * bytes. The one remembered, not another under its nonce.
+   * message (the one transaction, whatever bytes the signature slots its facilitator fills hold).
+   * The one remembered, not another under its nonce.
    */
   digest: string;
   /**
    * The digest a paywall before 2026-11-28 gave the same payment (an authorization's signature with
-   * its fields), where it differs: what such a paywall remembered is taken over (adoptFormerDigest).
+   * its fields), or before 2026-11-30 on Solana (the whole wire transaction), where it differs: what
+   * such a paywall remembered is taken over (adoptFormerDigest).
    */
   formerDigest: string | null;
   /** Who pays, where the payment itself says (an EIP-3009 authorization's payer); else the facilitator's word. */
@@ -151,9 +169,10 @@ export function solanaSettling(
 ): Settling | null {
   const transaction = (payload.payload as { transaction?: unknown }).transaction;
   if (typeof transaction !== 'string') return null;
+  const message = messageOf(transaction);
   return {
-    digest: digest([transaction]),
-    formerDigest: null,
+    digest: message === null ? digest([transaction]) : digest(['solana message', message]),
+    formerDigest: message === null ? null : digest([transaction]),
     payer: null,
     // Its transaction is named by the fee payer's signature, which only the facilitator makes: found
     // by the payer's own signature in it.

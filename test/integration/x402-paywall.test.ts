@@ -199,6 +199,14 @@ describe("x402 clients pay Coffer's paywall", () => {
         code: 'receipt_already_used',
       });
     }
+    // The same transaction spelled otherwise (its fee payer's signature slot, which the facilitator
+    // fills, holding other bytes) is the same payment: refused at once too, not "try again".
+    const decoded = JSON.parse(Buffer.from(lastPaymentHeader, 'base64').toString()) as { payload: { transaction: string } };
+    const wire = Buffer.from(decoded.payload.transaction, 'base64');
+    wire.set(randomBytes(64), 1);
+    const respelled = { ...decoded, payload: { ...decoded.payload, transaction: wire.toString('base64') } };
+    const replay = await fetch(`${api.url}/data`, { headers: { 'x-payment': Buffer.from(JSON.stringify(respelled)).toString('base64') } });
+    expect({ status: replay.status, code: ((await replay.json()) as any).code }).toEqual({ status: 402, code: 'receipt_already_used' });
     expect(served).toBe(before.served + 1);
     expect(await usdc(seller)).toBe(before.seller + micro('0.01'));
   });

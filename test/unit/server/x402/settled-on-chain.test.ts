@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PaymentPayload } from '@x402/core/types';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { getAddress, serializeErc6492Signature } from 'viem';
 import {
   adoptFormerDigest,
@@ -445,6 +445,34 @@ describe('a payment whose settlement the facilitator left pending', () => {
     // Paying more than the price (a facilitator that settles it: the official one takes the exact
     // sum) is a payment of the route: its money moves, and it must be found again where it ran.
     expect(baseSettling(paying({ value: '10001' }), ROUTE, node, SENDERS)).not.toBeNull();
+  });
+
+  it('on Solana, is its message: re-spelled signature slots are one payment; one remembered under the whole wire is adopted', () => {
+    const lookup = { findTransfer: async () => null, fateOfPayerSigned: null, blockhashUsable: null };
+    const terms = { recipient: SELLER, amount: 10_000n, usdcMint: 'mint', memo: '' };
+    // One signer, one account key, a blockhash, no instruction: read as a transaction.
+    const message = Buffer.concat([Buffer.from([1, 0, 0, 1]), randomBytes(32), randomBytes(32), Buffer.from([0])]);
+    const spelled = (slot: Buffer) => ({
+      x402Version: 1,
+      payload: { transaction: Buffer.concat([Buffer.from([1]), slot, message]).toString('base64') },
+    });
+    const first = solanaSettling(spelled(Buffer.alloc(64)) as unknown as PaymentPayload, terms, lookup)!;
+    const respelled = solanaSettling(spelled(randomBytes(64)) as unknown as PaymentPayload, terms, lookup)!;
+    expect(respelled.digest).toBe(first.digest);
+    expect(claimOf('', respelled)).toBe(claimOf('', first));
+    expect(respelled.formerDigest).not.toBe(first.formerDigest);
+    // Not a transaction at all: its bytes are the payment, as before.
+    expect(
+      solanaSettling({ x402Version: 1, payload: { transaction: 'junk' } } as unknown as PaymentPayload, terms, lookup)!.formerDigest,
+    ).toBeNull();
+
+    store = openPaywallStore(':memory:');
+    const formerClaim = `v1:${first.formerDigest!}`;
+    store.settlementBegins({ nonce: formerClaim, digest: first.formerDigest!, payer: PAYER, nonceExpiresAt: 1_800_000, since: 1 });
+    const claim = claimOf('', first);
+    adoptFormerDigest(store, claim, first);
+    expect(store.pendingSettlement(formerClaim)).toBeNull();
+    expect(store.pendingSettlement(claim)).toMatchObject({ digest: first.digest });
   });
 
   it('on Solana, is its transaction: settled where the one the facilitator sent moved the price here with the nonce as memo', async () => {
