@@ -246,7 +246,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(core.store.listPayments(core.owner, 'asker', 10)).toHaveLength(1);
     });
 
-    it("an approved purchase is not paid on a challenge the agent paid meanwhile on another entry", async () => {
+    it('an approved purchase is not paid on a challenge the agent paid meanwhile on another entry', async () => {
       core = await coreEngine({ store });
       const { x402 } = core;
       const other = randomAddress();
