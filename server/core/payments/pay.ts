@@ -13,7 +13,7 @@ import { parseAmount } from '../../wire/money.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
 import type { PayBody } from '../../wire/schemas.js';
 import { spendRecordView } from '../views.js';
-import { listedAt, listedPrice, nearServiceIds } from '../registry/registry.js';
+import { listedAt, listedPrice, nearServiceIds, servicePaid } from '../registry/registry.js';
 import { recordingRefusals } from './refusal-log.js';
 import { requireAgentScope } from '../auth.js';
 import { done, type Outcome } from '../outcome.js';
@@ -87,7 +87,7 @@ export async function pay(
   idempotencyKey: string | null,
   context: PaymentContext = {},
 ): Promise<Outcome<Payment>> {
-  const service = ctx.store.getService(body.service);
+  const service = servicePaid(ctx, body.service, body.recipient);
   const route = routeOf(body, service);
   return recordingRefusals(
     ctx,
@@ -123,12 +123,20 @@ async function payOrThrow(
   checkCurrency(body.currency);
   const amount = parseAmount(body.amount);
   const asked: PaymentAsked = {
-    serviceId: body.service,
+    // The service its money goes to, whatever name the agent gave it (registry.ts servicePaid).
+    serviceId: service?.id ?? body.service,
     service,
     recipient,
     amount,
-    // Under a name outside the registry, an address its services are paid to is held to their price.
-    listed: service !== null ? (context.listedPrice ?? listedPrice(service)) : recipient === undefined ? null : listedAt(ctx, recipient),
+    // Under a name outside the registry, an address its services are paid to is held to their price;
+    // not the owner's treasury, whose services (images) /generate alone buys: money sent back there
+    // buys none of them.
+    listed:
+      service !== null
+        ? (context.listedPrice ?? listedPrice(service))
+        : recipient === undefined || recipient === agent.owner
+          ? null
+          : listedAt(ctx, recipient),
     key: keyOf(agent, idempotencyKey, [
       body.service,
       amount.toString(),

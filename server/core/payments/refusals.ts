@@ -19,8 +19,8 @@ export const priceCapRefusal = ({ service, recipient, listed, amount }: PriceCap
     ? null
     : new CofferError(
         'price_above_registry',
-        // No one service of the registry is this one (several are paid to that address, none at its
-        // URL): the cap is the dearest of theirs, said so.
+        // No one service of the registry is this one (several are paid to that address, and it names
+        // none of them, nor is bought at one's URL): the cap is the dearest of theirs, said so.
         `${formatUsdc(amount)} USDC is more than the ${formatUsdc(listed)} USDC the registry lists for ${service === null ? `the services paid to ${recipient ?? 'that address'}` : `"${service.id}"`}`,
       );
 

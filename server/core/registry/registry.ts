@@ -109,9 +109,22 @@ export function registryServiceFor(
   const served = (endpoint: string) =>
     endpoint.includes(`${DEMO_API_LISTED_URL}/`) ? servedEndpoint(endpoint, ctx.demoApiUrl?.() ?? null) : endpoint;
   const matched = candidates.find((candidate) => endpointMatches(served(candidate.endpoint), target));
-  const service = matched ?? (candidates.length === 1 ? (candidates[0] ?? null) : null);
+  const service = matched ?? soleService(candidates);
   return { service, serviceId: service?.id ?? target.host, listed: dearestListed(service ? [service] : candidates) };
 }
+
+/**
+ * The registry service a /pay pays: the one it names, else the only one paid at its recipient's
+ * address. Under any name a payment gives it, money sent there is that service's: its budgets,
+ * allowedServices and price hold, as for an x402 purchase paid there. Null where neither.
+ */
+export function servicePaid(ctx: ContextWith<RegistryStore>, serviceId: string, recipient: string | undefined): ServiceRecord | null {
+  const named = ctx.store.getService(serviceId);
+  return named !== null || recipient === undefined ? named : soleService(ctx.store.servicesPaidTo(recipient));
+}
+
+/** The one service of these; null where there are none or several (an address several services share names none of them). */
+const soleService = (services: ServiceRecord[]): ServiceRecord | null => (services.length === 1 ? services[0]! : null);
 
 /**
  * The registry's cap on a payment to an address under no registry service's name: the dearest price
