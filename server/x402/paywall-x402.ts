@@ -11,6 +11,7 @@ import {
   carriedAuthorization,
   ChainSearches,
   claimOf,
+  formerClaimOf,
   paidBefore,
   presentedUnderAnotherNonce,
   solanaSettling,
@@ -200,7 +201,9 @@ export function createPaywallX402(options: {
         // word), and this one must be refused before its money moves. A v1 payment is recorded
         // under its claim (its digest): presented again, it is a replay, refused here rather than
         // left to a facilitator, whose duplicate cache says only "try again" (503).
-        if (claim !== '' && options.store.isNonceUsed(claim)) {
+        // (Its claim before the digest changed counts too: a v1 payment accepted before the upgrade.)
+        const formerClaim = formerClaimOf(claim, asOnChain);
+        if (claim !== '' && (options.store.isNonceUsed(claim) || (formerClaim !== null && options.store.isNonceUsed(formerClaim)))) {
           return refuse(
             'receipt_already_used',
             match.nonce === '' ? 'this payment was already accepted' : 'this nonce was already paid and used',

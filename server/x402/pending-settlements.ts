@@ -10,7 +10,7 @@ import type { SqliteDatabase } from '../store/sqlite-driver.js';
 export interface PendingSettlement {
   /** The paywall's nonce (extra.memo), or `v1:<digest>` for a v1 payment. */
   nonce: string;
-  /** A digest of the payment (its authorization's fields, or its transaction: settled-on-chain.ts). */
+  /** A digest of the payment (its authorization's fields, or its transaction's message: settled-on-chain.ts). */
   digest: string;
   /**
    * The transactions the facilitator named for it (settled, left pending, or failed after it sent),

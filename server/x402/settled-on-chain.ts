@@ -273,9 +273,20 @@ export const claimOf = (nonce: string, settling: Pick<Settling, 'digest'> | null
   nonce !== '' ? nonce : settling === null ? '' : `v1:${settling.digest}`;
 
 /**
- * What a paywall before 2026-11-28 remembered of this payment under the digest it gave it then (and
- * a v1 payment's claim with it), taken over under today's: a payment whose settlement was left
- * pending across the upgrade is still settled where it ran. Such rows live a day at most (pruned).
+ * The claim a paywall before its digest changed gave this payment, where it differs: a v1 payment's,
+ * which is its digest (a v2 payment's is the nonce it names, the same). Accepted under it, the payment
+ * is used (paywall-x402.ts), as under today's.
+ */
+export function formerClaimOf(claim: string, settling: Settling | null): string | null {
+  if (settling === null || settling.formerDigest === null || !claim.startsWith('v1:')) return null;
+  return claimOf('', { digest: settling.formerDigest });
+}
+
+/**
+ * What a paywall before its digest changed (2026-11-28 on Base, 2026-11-30 on Solana) remembered of
+ * this payment under the digest it gave it then (and a v1 payment's claim with it), taken over under
+ * today's: a payment whose settlement was left pending across the upgrade is still settled where it
+ * ran. Such rows live a day at most (pruned).
  */
 export function adoptFormerDigest(
   store: Pick<PaywallStore, 'pendingSettlement' | 'settlementDigestChanged'>,
@@ -283,8 +294,8 @@ export function adoptFormerDigest(
   settling: Settling | null,
 ): void {
   if (settling === null || settling.formerDigest === null) return;
-  const formerClaim = claim.startsWith('v1:') ? claimOf('', { digest: settling.formerDigest }) : claim;
-  // Read first: each Base payment presented passes here, and a write would take the store's lock
+  const formerClaim = formerClaimOf(claim, settling) ?? claim;
+  // Read first: each payment presented passes here, and a write would take the store's lock
   // (which paywalls sharing the file take turns at) for a row that is almost never there.
   if (store.pendingSettlement(formerClaim)?.digest !== settling.formerDigest) return;
   store.settlementDigestChanged({ nonce: formerClaim, digest: settling.formerDigest }, { nonce: claim, digest: settling.digest });
@@ -301,7 +312,11 @@ export const presentedUnderAnotherNonce = (
   store: Pick<PaywallStore, 'settlingUnderAnotherNonce'>,
   claim: string,
   settling: Settling | null,
-): boolean => settling !== null && store.settlingUnderAnotherNonce(claim, settling.digest);
+): boolean =>
+  settling !== null &&
+  (store.settlingUnderAnotherNonce(claim, settling.digest) ||
+    // Remembered under its former digest (before the upgrade), under another claim than its own then.
+    (settling.formerDigest !== null && store.settlingUnderAnotherNonce(formerClaimOf(claim, settling) ?? claim, settling.formerDigest)));
 
 /**
  * A v2 payment whose settlement the facilitator left pending (503), presented again: the facilitator
@@ -311,7 +326,7 @@ export const presentedUnderAnotherNonce = (
  * Security invariants:
  * - A landed payment is public (its transaction carries every field and signature), so it proves
  *   nothing of who presents it. Only the payment this paywall's facilitator left pending is looked
- *   for, remembered durably with the paywall's nonce it spends and a digest of the whole payment.
+ *   for, remembered durably with the paywall's nonce it spends and its digest (Settling.digest).
  *   On Base that nonce never goes on chain: whoever presents it again holds what only the buyer and
  *   the seller saw. Its authorization does, in the transaction in flight where a chain's pending
  *   transactions are public, and the facilitator resumes a settlement by the authorization's

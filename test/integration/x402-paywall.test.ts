@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, listen } from '../helpers/http-server.js';
 import type { Server } from 'node:http';
 import express from 'express';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   address,
   createKeyPairSignerFromPrivateKeyBytes,
@@ -209,6 +209,49 @@ describe("x402 clients pay Coffer's paywall", () => {
     expect({ status: replay.status, code: ((await replay.json()) as any).code }).toEqual({ status: 402, code: 'receipt_already_used' });
     expect(served).toBe(before.served + 1);
     expect(await usdc(seller)).toBe(before.seller + micro('0.01'));
+
+    // A paywall upgraded from one that accepted it under its digest then (of the whole wire
+    // transaction) refuses it at once too: its facilitator is not asked.
+    const settled = JSON.parse(Buffer.from(response.headers.get('x-payment-response')!, 'base64').toString()) as { transaction: string };
+    const upgradedStore = openPaywallStore(':memory:');
+    const wireDigest = createHash('sha256')
+      .update(JSON.stringify([decoded.payload.transaction]))
+      .digest('hex');
+    upgradedStore.accept({
+      txSignature: settled.transaction,
+      nonce: `v1:${wireDigest}`,
+      payer: buyer.signer.address,
+      amount: micro('0.01'),
+      acceptedAt: clock,
+      nonceExpiresAt: clock + 3_600_000,
+    });
+    const inner = inProcessFacilitator({ feePayer, rpcUrl: cluster.url, network: 'devnet' });
+    let asked = 0;
+    const counting = new Proxy(inner, {
+      get(target, property) {
+        const value = Reflect.get(target, property) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (property === 'verify' || property === 'settle') asked += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const upgraded = createPaywall({ recipient: seller, lookup, store: upgradedStore, x402: { facilitator: counting }, now: () => clock });
+    const app = express();
+    app.get('/data', upgraded.require({ price: '0.01', description: 'Paid data' }), (_req, res) => res.json({ served: true }));
+    const upgradedApi = await listen(app);
+    try {
+      const again = await fetch(`${upgradedApi.url}/data`, { headers: { 'x-payment': lastPaymentHeader } });
+      expect({ status: again.status, code: ((await again.json()) as any).code, asked }).toEqual({
+        status: 402,
+        code: 'receipt_already_used',
+        asked: 0,
+      });
+    } finally {
+      await close(upgradedApi.server);
+      upgradedStore.close();
+    }
   });
 
   it('refuses x402 payments bound to another nonce, another route, an expired nonce, or tampered, and moves nothing', async () => {

@@ -473,6 +473,17 @@ describe('a payment whose settlement the facilitator left pending', () => {
     adoptFormerDigest(store, claim, first);
     expect(store.pendingSettlement(formerClaim)).toBeNull();
     expect(store.pendingSettlement(claim)).toMatchObject({ digest: first.digest });
+
+    // A v2 payment (its claim the nonce it names) left pending under the former digest: taken over
+    // under its nonce; presented under another nonce, it is the payment begun there.
+    store.close();
+    store = openPaywallStore(':memory:');
+    store.settlementBegins({ nonce: 'memo-1', digest: first.formerDigest!, payer: PAYER, nonceExpiresAt: 1_800_000, since: 1 });
+    expect(presentedUnderAnotherNonce(store, 'memo-2', first)).toBe(true);
+    expect(presentedUnderAnotherNonce(store, 'memo-1', first)).toBe(false);
+    adoptFormerDigest(store, 'memo-1', first);
+    expect(store.pendingSettlement('memo-1')).toMatchObject({ digest: first.digest });
+    expect(presentedUnderAnotherNonce(store, 'memo-2', respelled)).toBe(true);
   });
 
   it('on Solana, is its transaction: settled where the one the facilitator sent moved the price here with the nonce as memo', async () => {
