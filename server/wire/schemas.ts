@@ -356,9 +356,10 @@ const headersSchema = z
     z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, 'header names are HTTP tokens (at most 100 characters)'),
     // What an HTTP header value can be: one line of Latin-1 text.
     z
-      .string()
-      .max(16_384)
+      .string('header values are text')
+      .max(16_384, 'header values are at most 16384 characters')
       .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'header values are single lines of text'),
+    'must be an object of header names to values',
   )
   .refine((headers) => Object.keys(headers).length <= 64, 'at most 64 headers');
 

@@ -533,4 +533,18 @@ describe('x402PayBodySchema', () => {
     expect(result.success).toBe(false);
     expect(describeIssues(result.error!).code).toBe('invalid_request');
   });
+
+  it.each([
+    ['a list', [], /^Headers must be an object of header names to values$/],
+    ['text', 'PAYMENT-REQUIRED: x', /^Headers must be an object of header names to values$/],
+    [
+      'a value too long',
+      { 'payment-required': 'x'.repeat(16_385) },
+      /^Headers, payment-required: header values are at most 16384 characters$/,
+    ],
+  ])('says in its own words when the headers are %s', (_label, headers, words) => {
+    const result = wire.x402PayBodySchema.safeParse({ ...offer, url: 'https://api.example.com/weather', headers });
+    expect(result.success).toBe(false);
+    expect(describeIssues(result.error!).message).toMatch(words);
+  });
 });
