@@ -11,6 +11,7 @@ import { useCoffer } from '../helpers/server-fixture.js';
 import { chainReader } from '../helpers/chain-reader.js';
 import { pay } from '../helpers/pay.js';
 import { CLI, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { openUnlistedSeller } from '../helpers/unlisted-seller.js';
 
 const AGENTS = ['alpha', 'beta', 'gamma'] as const;
 /** Registry services (never paid above their listed price) and an API outside the registry (any price). */
@@ -307,6 +308,8 @@ describe('across clean restarts and SIGKILLs of the server process, every wallet
       started.child.kill('SIGKILL');
       throw new Error('torn down');
     }
+    // UNLISTED_API's wallet takes payments once its USDC account is open (a no-op once it is).
+    await openUnlistedSeller(started.url);
     return (server = started);
   };
   afterAll(async () => {
