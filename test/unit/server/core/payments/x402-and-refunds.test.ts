@@ -21,6 +21,13 @@ async function x402Ready(store: StoreKind): Promise<CoreEngine> {
   return core;
 }
 const ask = (amount: bigint, memo?: string) => ({ url: URL_PAID, status: 402 as const, ...core.x402.answer402(SELLER, amount, memo) });
+/** A seller's 402 listing these entries (whom, how much, and its challenge's memo where given), as Coffer is handed it. */
+const offerOf = (...entries: (readonly [payTo: string, amount: bigint, memo?: string])[]) => {
+  const accepts = entries.flatMap(
+    ([payTo, amount, memo]) => (core.x402.answer402(payTo, amount, memo).body as { accepts: unknown[] }).accepts,
+  );
+  return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
+};
 
 describe.each(STORES)('on the %s ledger', (store) => {
   describe('an x402 purchase from the demo API where it runs on another port than the catalog lists', () => {
@@ -89,16 +96,11 @@ describe.each(STORES)('on the %s ledger', (store) => {
     });
 
     it("pays the cheapest of an offer's entries on a rail, passing over one to the agent's own wallet; long memos are no terms", async () => {
-      const { x402 } = await x402Ready(store);
+      await x402Ready(store);
       const other = randomAddress();
       core.chain.mint(other, 1n);
       const own = core.store.getAgent(core.owner, 'alpha')!.walletAddress;
-      const offer = (...entries: [string, bigint, string?][]) => {
-        const accepts = entries.flatMap(
-          ([payTo, amount, memo]) => (x402.answer402(payTo, amount, memo).body as { accepts: unknown[] }).accepts,
-        );
-        return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
-      };
+      const offer = offerOf;
       // A seller steering with a dear first entry: the cheaper one is paid, whatever its place.
       const cheaper = await core.x402Paid('alpha', offer([SELLER, 400_000n], [other, 10_000n]), null);
       expect(core.store.getPayment(cheaper.paymentId)).toMatchObject({ recipient: other, amount: 10_000n });
@@ -132,17 +134,13 @@ describe.each(STORES)('on the %s ledger', (store) => {
 
     it('passes over a cheaper entry the policy or the registry refuses for one they allow; with none allowed, the cheapest is refused', async () => {
       core = await coreEngine({ store });
-      const { x402 } = core;
       const [other, third] = [randomAddress(), randomAddress()];
       for (const address of [SELLER, other, third]) core.chain.mint(address, 1n);
       await core.fundedAgent('picky', '1', {
         allowedServices: [other, third],
         budgets: [{ amount: '0.01', window: 'day', recipient: third }],
       });
-      const offer = (...entries: [string, bigint][]) => {
-        const accepts = entries.flatMap(([payTo, amount]) => (x402.answer402(payTo, amount).body as { accepts: unknown[] }).accepts);
-        return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
-      };
+      const offer = offerOf;
       // SELLER is not allowed, the 0.02 to `third` passes its budget: the 0.30 to `other` is paid.
       const paid = await core.x402Paid('picky', offer([SELLER, 10_000n], [third, 20_000n], [other, 300_000n]), 'k');
       expect(core.store.getPayment(paid.paymentId)).toMatchObject({ recipient: other, amount: 300_000n });
@@ -227,14 +225,10 @@ describe.each(STORES)('on the %s ledger', (store) => {
 
     it('under an approval, pays the approved recipient at or below the amount approved, though the offer now lists a cheaper entry to another', async () => {
       core = await coreEngine({ store });
-      const { x402 } = core;
       const other = randomAddress();
       for (const address of [SELLER, other]) core.chain.mint(address, 1n);
       await core.fundedAgent('asker', '1', { askAbove: '0.05' });
-      const offer = (...entries: [string, bigint][]) => {
-        const accepts = entries.flatMap(([payTo, amount]) => (x402.answer402(payTo, amount).body as { accepts: unknown[] }).accepts);
-        return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
-      };
+      const offer = offerOf;
       const held = await core.engine.payX402(core.asAgent('asker'), 'asker', offer([SELLER, 400_000n], [SELLER, 100_000n]), null);
       if (held.kind !== 'awaiting_approval') throw new Error('the purchase was not held');
       expect(core.store.getPayment(held.approval.paymentId!)).toMatchObject({ recipient: SELLER, amount: 100_000n });
@@ -248,14 +242,11 @@ describe.each(STORES)('on the %s ledger', (store) => {
 
     it('an approved purchase is not paid on a challenge the agent paid meanwhile on another entry', async () => {
       core = await coreEngine({ store });
-      const { x402 } = core;
       const other = randomAddress();
       for (const address of [SELLER, other]) core.chain.mint(address, 1n);
       await core.fundedAgent('asker', '1', { askAbove: '0.05' });
-      const offer = (memo: string, ...entries: [string, bigint][]) => {
-        const accepts = entries.flatMap(([payTo, amount]) => (x402.answer402(payTo, amount, memo).body as { accepts: unknown[] }).accepts);
-        return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
-      };
+      const offer = (memo: string, ...entries: [string, bigint][]) =>
+        offerOf(...entries.map(([payTo, amount]) => [payTo, amount, memo] as const));
       const held = await core.engine.payX402(core.asAgent('asker'), 'asker', offer('challenge-1', [SELLER, 100_000n]), null);
       if (held.kind !== 'awaiting_approval') throw new Error('the purchase was not held');
       await core.engine.approve(core.asOwner, held.approval.approvalId);
