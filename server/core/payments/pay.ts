@@ -13,7 +13,7 @@ import { parseAmount } from '../../wire/money.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
 import type { PayBody } from '../../wire/schemas.js';
 import { spendRecordView } from '../views.js';
-import { listedAt, listedPrice, nearServiceIds, servicePaid } from '../registry/registry.js';
+import { nearServiceIds, registryServiceForPay } from '../registry/registry.js';
 import { recordingRefusals } from './refusal-log.js';
 import { requireAgentScope } from '../auth.js';
 import { done, type Outcome } from '../outcome.js';
@@ -87,14 +87,14 @@ export async function pay(
   idempotencyKey: string | null,
   context: PaymentContext = {},
 ): Promise<Outcome<Payment>> {
-  const service = servicePaid(ctx, body.service, body.recipient);
-  const route = routeOf(body, service);
+  const registry = registryServiceForPay(ctx, body.service, body.recipient, principal.owner);
+  const route = routeOf(body, registry.service);
   return recordingRefusals(
     ctx,
     principal,
     agentId,
     () => ({ service: body.service, amount: body.amount, rail: route.rail }),
-    () => payOrThrow(ctx, principal, agentId, body, idempotencyKey, context, service, route),
+    () => payOrThrow(ctx, principal, agentId, body, idempotencyKey, context, registry, route),
   );
 }
 
@@ -116,27 +116,20 @@ async function payOrThrow(
   body: PayBody,
   idempotencyKey: string | null,
   context: PaymentContext,
-  service: ServiceRecord | null,
+  { service, listed }: ReturnType<typeof registryServiceForPay>,
   { recipient, rail }: ReturnType<typeof routeOf>,
 ): Promise<Outcome<Payment>> {
   const agent = payingAgent(ctx, principal, agentId);
   checkCurrency(body.currency);
   const amount = parseAmount(body.amount);
   const asked: PaymentAsked = {
-    // The service its money goes to, whatever name the agent gave it (registry.ts servicePaid).
+    // The service its money goes to, whatever name the agent gave it, and its price cap (registry.ts).
     serviceId: service?.id ?? body.service,
     service,
     recipient,
     amount,
-    // Under a name outside the registry, an address its services are paid to is held to their price;
-    // not the owner's treasury, whose services (images) /generate alone buys: money sent back there
-    // buys none of them.
-    listed:
-      service !== null
-        ? (context.listedPrice ?? listedPrice(service))
-        : recipient === undefined || recipient === agent.owner
-          ? null
-          : listedAt(ctx, recipient),
+    // What is bought may have its own listed price (an image's model), below the service's dearest.
+    listed: service === null ? listed : (context.listedPrice ?? listed),
     key: keyOf(agent, idempotencyKey, [
       body.service,
       amount.toString(),

@@ -114,24 +114,29 @@ export function registryServiceFor(
 }
 
 /**
- * The registry service a /pay pays: the one it names, else the only one paid at its recipient's
- * address. Under any name a payment gives it, money sent there is that service's: its budgets,
- * allowedServices and price hold, as for an x402 purchase paid there. Null where neither.
+ * The registry's view of a /pay: the service it pays (the one it names, else the only one paid at its
+ * recipient's address) and the price that caps it: that service's listed price, or, under a name
+ * outside the registry, the dearest price listed at the address. Under any name a payment gives it,
+ * money sent to a registry service is that service's: its budgets, allowedServices and price hold, as
+ * for an x402 purchase paid there. The owner's treasury is neither: its services (images) are bought
+ * by /generate alone, and money sent back there buys none of them.
  */
-export function servicePaid(ctx: ContextWith<RegistryStore>, serviceId: string, recipient: string | undefined): ServiceRecord | null {
+export function registryServiceForPay(
+  ctx: ContextWith<RegistryStore>,
+  serviceId: string,
+  recipient: string | undefined,
+  treasury: string,
+): { service: ServiceRecord | null; listed: bigint | null } {
   const named = ctx.store.getService(serviceId);
-  return named !== null || recipient === undefined ? named : soleService(ctx.store.servicesPaidTo(recipient));
+  if (named !== null) return { service: named, listed: listedPrice(named) };
+  if (recipient === undefined || recipient === treasury) return { service: null, listed: null };
+  const candidates = ctx.store.servicesPaidTo(recipient);
+  const service = soleService(candidates);
+  return { service, listed: dearestListed(service ? [service] : candidates) };
 }
 
 /** The one service of these; null where there are none or several (an address several services share names none of them). */
 const soleService = (services: ServiceRecord[]): ServiceRecord | null => (services.length === 1 ? services[0]! : null);
-
-/**
- * The registry's cap on a payment to an address under no registry service's name: the dearest price
- * it lists for the services paid there (a registry service is never paid more than it lists, by
- * whatever name it is paid); null where none is, or none lists a price.
- */
-export const listedAt = (ctx: ContextWith<RegistryStore>, payTo: string): bigint | null => dearestListed(ctx.store.servicesPaidTo(payTo));
 
 /** The dearest listed price of these services; null where none lists one. */
 function dearestListed(services: ServiceRecord[]): bigint | null {
