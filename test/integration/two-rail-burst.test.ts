@@ -8,7 +8,7 @@ import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { EMBEDDED_EVM_USDC } from '../../server/chain/evm/sim/chain.js';
 import { micro, tempDataDir, UNLISTED_SELLER } from '../helpers/coffer.js';
 import { openUnlistedSeller } from '../helpers/unlisted-seller.js';
-import { json, spawnServe } from '../helpers/serve-process.js';
+import { json, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { chainReader } from '../helpers/chain-reader.js';
 
 /**
@@ -24,10 +24,17 @@ const BASE_SELLER = getAddress(privateKeyToAccount(generatePrivateKey()).address
 
 describe('1,000 concurrent payments on both rails under one budget, killed in the middle', () => {
   const dataDir = tempDataDir();
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  // A served Coffer still running once the test ends (it failed before the kill, or the restart's
+  // checks failed) is stopped with it, not left serving after the run.
+  const served: ServeProcess[] = [];
+  afterAll(() => {
+    for (const { child } of served) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('never passes the budget, and after the restart the ledger equals the chain on both rails', async () => {
     const first = await spawnServe(dataDir);
+    served.push(first);
     await openUnlistedSeller(first.url);
     const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
     const call = (url: string, method: string, path: string, body?: unknown, key = ownerKey) =>
@@ -99,6 +106,7 @@ describe('1,000 concurrent payments on both rails under one budget, killed in th
     expect(refusedAs.filter((code) => code !== 'daily_budget_exceeded' && code !== 'insufficient_funds')).toEqual([]);
 
     const second = await spawnServe(dataDir);
+    served.push(second);
     try {
       const db = openConnection(join(dataDir, 'coffer.db'), { readonly: true });
       const one = (sql: string, ...params: unknown[]) =>
