@@ -711,6 +711,13 @@ describe('Coffer pays x402 sellers on Base', () => {
         ["the token's own contract", (entry) => (entry.payTo = node.usdc), 422, 'unsupported_offer', /\(to the token's own contract\)$/],
         ['an amount of 0', (entry) => (entry.amount = '0'), 422, 'unsupported_offer', /in \S+ \(an amount of 0\)$/],
         ['a payTo that is no address', (entry) => (entry.payTo = 'hello'), 422, 'unsupported_offer', /\(its payTo not an EVM address\)$/],
+        [
+          'another token',
+          (entry) => (entry.asset = `0x${'cd'.repeat(20)}`),
+          422,
+          'unsupported_offer',
+          new RegExp(`in 0x(cd){20} \\(not this network's USDC, ${node.usdc}\\)$`),
+        ],
         // On a network this Coffer does not pay, the network is why: nothing is said of its payTo.
         [
           'the zero address on another network',

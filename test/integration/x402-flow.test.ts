@@ -913,13 +913,37 @@ describe('the 402 flow against the demo paid API', () => {
               .json({});
           }),
         );
+        // An offer on Base alone whose one entry is at fault: refused for it, nothing said of Solana
+        // (no entry is there). An asset spelled with a space shows it, and why it is not paid.
+        const usdc = t.coffer.base!.chain.usdc;
+        const baseOnly = await listen(
+          express().get('/base-only', (req, res) => {
+            const entry = { ...offer, network: 'eip155:790526', amount: '10000', asset: usdc, payTo: `0x${'ab'.repeat(20)}` };
+            const fault = req.query.fault === 'asset' ? { asset: `${usdc} ` } : { amount: '0' };
+            const required = { x402Version: 2, resource: { url: 'http://127.0.0.1/base-only' }, accepts: [{ ...entry, ...fault }] };
+            res
+              .status(402)
+              .set('PAYMENT-REQUIRED', Buffer.from(JSON.stringify(required)).toString('base64'))
+              .json({});
+          }),
+        );
         try {
           const onSolana = await payingFetch(`${both.url}/both`, {}, { agent: agentOf(agent, 'x402-client'), rail: 'sol' }).catch((e) => e);
           expect(onSolana).toMatchObject({ code: 'unsupported_offer' });
           expect(onSolana.message).toMatch(
             /x402 is not paid on Solana here; .*; it is payable on Base, with no rail asked; x402 pays Solana/,
           );
+          const free = await payingFetch(`${baseOnly.url}/base-only`, {}, { agent: agentOf(agent, 'x402-client') }).catch((e) => e);
+          expect(free).toMatchObject({ code: 'unsupported_offer' });
+          expect(free.message).toMatch(/; the seller offers exact on eip155:790526 in 0x[0-9a-fA-F]{40} \(an amount of 0\)$/);
+          const spaced = await payingFetch(`${baseOnly.url}/base-only?fault=asset`, {}, { agent: agentOf(agent, 'x402-client') }).catch(
+            (e) => e,
+          );
+          expect(spaced).toMatchObject({ code: 'unsupported_offer' });
+          expect(spaced.message).toContain(`the seller offers exact on eip155:790526 in "${usdc} " (not this network's USDC, ${usdc})`);
+          expect(spaced.message).not.toMatch(/Solana/);
         } finally {
+          await close(baseOnly.server);
           await close(both.server);
         }
         expect(await history('x402-client')).toHaveLength(0);

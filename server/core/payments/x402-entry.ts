@@ -17,7 +17,7 @@ import { railName } from '../../wire/rail-words.js';
 import { chainOf, openBase } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
-import { isPayableOn } from './x402-payable.js';
+import { isPayableOn, isUsdcOn } from './x402-payable.js';
 import { isOwnWallet, paysSomeone } from './paid-to.js';
 
 /** The requirement of an offer Coffer pays, the rail it is paid on, and its recipient as the ledger spells it. */
@@ -116,16 +116,21 @@ function unpayableOffer(
   const said = offer.requirements
     .slice(0, ENTRIES_SAID)
     .map(
-      (entry) =>
-        `${entry.scheme} on ${entry.network} in ${entry.asset}${offeredHow(entry, railNamed(ctx, entry.network, offer.x402Version))}`,
+      (entry) => {
+        const rail = railNamed(ctx, entry.network, offer.x402Version);
+        return `${spelled(entry.scheme)} on ${spelled(entry.network)} in ${spelled(entry.asset)}${offeredHow(entry, rail === undefined ? undefined : { rail, usdc: chainOf(ctx, rail).usdc })}`;
+      },
     );
   const more = offer.requirements.length - said.length;
   const offered = (said.join('; ') || 'nothing') + (more > 0 ? `; and ${more} more entr${more === 1 ? 'y' : 'ies'}` : '');
   const where = rails.map((rail) => x402NetworkOf(ctx, rail, offer.x402Version)).filter((name): name is string => name !== null);
   // Why a rail considered pays no x402 here at all, so that what the seller offers there is not
-  // read as a fault of the offer (x402 on Solana where this Coffer runs on sim).
+  // read as a fault of the offer (x402 on Solana where this Coffer runs on sim): where another rail
+  // pays x402, only for a rail the offer has an entry of (on sim an offer on Base alone is refused
+  // for its entry's fault, which a word on Solana would only hide).
   const whyNot = rails
     .filter((rail) => x402NetworkOf(ctx, rail, offer.x402Version) === null)
+    .filter((rail) => where.length === 0 || offer.requirements.some((entry) => chainFamilyOf(entry.network) === rail))
     .map((rail) => `; ${noX402Here(ctx, rail, offer.x402Version)}`)
     .join('');
   return new CofferError(
@@ -160,15 +165,26 @@ function termsFault(payable: Payable, ctx: EngineContext, agent: AgentRecord, ow
 
 /**
  * What an entry offered says beyond its network and asset where that makes it unpayable: its amount
- * unread or 0, a payTo no payment can go to on the rail its network is here (on another network, the
- * network is why), its transfer method.
+ * unread or 0, an asset or a payTo the rail its network is here does not pay (on another network, the
+ * network is why), its memo, its transfer method.
  */
-function offeredHow(entry: X402Requirement, rail: Rail | undefined): string {
+function offeredHow(entry: X402Requirement, here: { rail: Rail; usdc: string } | undefined): string {
   const method = entry.extra.assetTransferMethod;
   const by = method === undefined || method === 'eip3009' ? '' : ` by ${String(method)} (Coffer pays by EIP-3009 on an EVM chain)`;
   const amount = entry.amount < 0n ? ' (its amount unreadable)' : entry.amount === 0n ? ' (an amount of 0)' : '';
-  return `${amount}${rail === undefined ? '' : recipientFault(entry, rail)}${memoFault(entry)}${by}`;
+  const onRail = here === undefined ? '' : `${assetFault(entry, here)}${recipientFault(entry, here.rail)}`;
+  return `${amount}${onRail}${memoFault(entry)}${by}`;
 }
+
+/** Why an entry's asset is not paid on its rail: not that network's USDC, whose address is said (nothing where it is). */
+const assetFault = ({ asset }: X402Requirement, { rail, usdc }: { rail: Rail; usdc: string }): string =>
+  isUsdcOn(rail, usdc, asset) ? '' : ` (not this network's USDC, ${usdc})`;
+
+/**
+ * A seller's text as the words quote it: as written where it is one plain word, else as a JSON
+ * string, so that a space, an empty value or an invisible character in it shows.
+ */
+const spelled = (text: string): string => (/^[\x21-\x7e]+$/.test(text) ? text : JSON.stringify(text));
 
 /**
  * A memo is text the seller matches its payment by, and Coffer its earlier purchases by
@@ -191,6 +207,9 @@ function recipientFault({ payTo, asset }: X402Requirement, rail: Rail): string {
   if (rail === 'base' && isZeroEvmAddress(payTo)) return ' (to the zero address)';
   return paysSomeone(payTo, asset) ? '' : " (to the token's own contract)";
 }
+
+/** Which rail's kind of chain an x402 network is: Solana's (`solana`, `solana-devnet`, `solana:<genesis>`), else an EVM chain (Base's kind). */
+const chainFamilyOf = (network: string): Rail => (network.startsWith('solana') ? 'sol' : 'base');
 
 /** The rail whose network this Coffer's x402 names so in an offer of this version; undefined for another network. */
 const railNamed = (ctx: EngineContext, network: string, version: number): Rail | undefined =>
