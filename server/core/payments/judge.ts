@@ -56,7 +56,8 @@ export async function judgeAtDoor(
   recipientRefusal: () => Promise<Refusal> = async () => null,
 ): Promise<{ hold: HoldReason | null }> {
   const policy = policyOnce(ctx, agent, asked);
-  refuse(stoppedRefusal(agent) ?? policy.refusal() ?? priceCapRefusal(asked) ?? (await recipientRefusal()));
+  const paidThere = (recipient: string) => ctx.store.servicesPaidTo(recipient).map((service) => service.id);
+  refuse(stoppedRefusal(agent) ?? policy.refusal() ?? priceCapRefusal(asked, paidThere) ?? (await recipientRefusal()));
   const { recipient } = asked;
   const reading = policy.reading();
   if (principal.kind !== 'agent' || recipient === undefined || reading === null) return { hold: null };

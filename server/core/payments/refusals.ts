@@ -13,16 +13,27 @@ import type { PaymentAsked } from './payment.js';
 /**
  * One rule for every door (HTTP, MCP, CLI, payingFetch, x402): a registry service is never paid more
  * than it lists, whoever asks; a seller's 402 asking for more is a seller to look at, not to pay.
+ * `paidThere`: the registry's services paid to an address, named where the cap is theirs (read only
+ * for a refusal), so that the agent can look up their prices by name.
  */
-export const priceCapRefusal = ({ service, recipient, listed, amount }: PriceCapped): Refusal =>
+export const priceCapRefusal = (
+  { service, recipient, listed, amount }: PriceCapped,
+  paidThere: (recipient: string) => string[] = () => [],
+): Refusal =>
   listed === null || amount <= listed
     ? null
     : new CofferError(
         'price_above_registry',
         // No one service of the registry is this one (several are paid to that address, and it names
         // none of them, nor is bought at one's URL): the cap is the dearest of theirs, said so.
-        `${formatUsdc(amount)} USDC is more than the ${formatUsdc(listed)} USDC the registry lists for ${service === null ? `the services paid to ${recipient ?? 'that address'}` : `"${service.id}"`}`,
+        `${formatUsdc(amount)} USDC is more than the ${formatUsdc(listed)} USDC the registry lists for ${service === null ? `the services paid to ${servicesThere(recipient, paidThere)}` : `"${service.id}"`}`,
       );
+
+const servicesThere = (recipient: string | undefined, paidThere: (recipient: string) => string[]): string => {
+  if (recipient === undefined) return 'that address';
+  const ids = paidThere(recipient);
+  return ids.length === 0 ? recipient : `${recipient} (${ids.join(', ')})`;
+};
 
 /** What the registry's price caps: the service paid (null: none of the registry's is named), its recipient, the cap and the amount. */
 type PriceCapped = Pick<PaymentAsked, 'service' | 'recipient' | 'listed' | 'amount'>;

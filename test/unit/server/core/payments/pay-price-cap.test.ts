@@ -22,7 +22,8 @@ describe.each(STORES)('on the %s ledger', (store) => {
     await expectCofferError(
       core.paid('renamer', { service: 'quotes-premium', recipient: quotes.payTo, amount: '0.45' }),
       'price_above_registry',
-      new RegExp(`0\\.45 USDC is more than the 0\\.01 USDC the registry lists for the services paid to ${quotes.payTo}`),
+      // The services paid there named, so that their prices can be looked up by name (coffer services ID).
+      `0.45 USDC is more than the 0.01 USDC the registry lists for the services paid to ${quotes.payTo} (demo-quotes, demo-weather)`,
     );
     expect(core.store.listPayments(core.owner, 'renamer', 10)).toHaveLength(0);
     // At the listed price, under that name, it is paid; an address no service is paid to has no cap.
