@@ -19,6 +19,7 @@ import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
 import { isPayableOn, isUsdcOn } from './x402-payable.js';
 import { isOwnWallet, paysSomeone } from './paid-to.js';
+import type { PaidMemo } from './payment.js';
 
 /** The requirement of an offer Coffer pays, the rail it is paid on, and its recipient as the ledger spells it. */
 export interface Payable {
@@ -48,7 +49,7 @@ export async function payableRequirement(
   owner: string,
   asked: Rail | undefined,
   preferred: (payable: Payable) => boolean,
-): Promise<{ chosen: Payable; keyed: Payable[]; all: Payable[]; instead?: Payable }> {
+): Promise<{ chosen: Payable; keyed: Payable[]; challengeMemos: PaidMemo[]; instead?: Payable }> {
   const rails = RAILS.filter((rail) => asked === undefined || rail === asked);
   // Every rail's entries on terms Coffer signs, read once, whatever the rail asked.
   const signedOn = new Map(RAILS.map((rail) => [rail, signedTermsOn(ctx, offer, rail, agent, owner)]));
@@ -79,9 +80,7 @@ export async function payableRequirement(
   // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
   // other rail, where the offer is tried should the chosen one run short before its reservation.
   const other = chosen.alsoShort === undefined ? onRails.find((payable) => payable.rail !== chosen.rail) : undefined;
-  // Every rail's entries, whatever the rail asked: a memo paid on one rail is that challenge paid on both.
-  const all = RAILS.flatMap((rail) => signedOn.get(rail)!);
-  return { chosen, keyed, all, ...(other !== undefined ? { instead: other } : {}) };
+  return { chosen, keyed, challengeMemos: challengeMemosOf(offer), ...(other !== undefined ? { instead: other } : {}) };
 }
 
 /** A rail's payable entries on terms Coffer signs for this agent (termsFault), the cheapest first. */
@@ -113,14 +112,10 @@ function unpayableOffer(
   const refusal = signingRefusals.find((each) => each !== null);
   if (refusal !== undefined && refusal !== null) return new CofferError('unsupported_offer', refusal);
   // The first few entries said (an offer may hold hundreds), and how many more there are.
-  const said = offer.requirements
-    .slice(0, ENTRIES_SAID)
-    .map(
-      (entry) => {
-        const rail = railNamed(ctx, entry.network, offer.x402Version);
-        return `${spelled(entry.scheme)} on ${spelled(entry.network)} in ${spelled(entry.asset)}${offeredHow(entry, rail === undefined ? undefined : { rail, usdc: chainOf(ctx, rail).usdc })}`;
-      },
-    );
+  const said = offer.requirements.slice(0, ENTRIES_SAID).map((entry) => {
+    const rail = railNamed(ctx, entry.network, offer.x402Version);
+    return `${spelled(entry.scheme)} on ${spelled(entry.network)} in ${spelled(entry.asset)}${offeredHow(entry, rail === undefined ? undefined : { rail, usdc: chainOf(ctx, rail).usdc })}`;
+  });
   const more = offer.requirements.length - said.length;
   const offered = (said.join('; ') || 'nothing') + (more > 0 ? `; and ${more} more entr${more === 1 ? 'y' : 'ies'}` : '');
   const where = rails.map((rail) => x402NetworkOf(ctx, rail, offer.x402Version)).filter((name): name is string => name !== null);
@@ -355,6 +350,24 @@ const ENTRIES_SAID = 5;
 
 /** The longest memo x402's exact scheme puts on chain. */
 const MAX_MEMO_BYTES = 256;
+
+/**
+ * The seller's memos on an offer's entries, each with its entry's recipient as the ledger spells it:
+ * the challenge they bind, paid once whichever entry is paid, on either rail. Every entry's, payable
+ * now or not: one paid while Coffer still paid it (before the Base rail closed, or its terms changed)
+ * is that challenge paid. Each pair once (an offer may list one recipient and memo at many prices,
+ * each looked up in the write); a memo longer than x402 allows was never paid.
+ */
+function challengeMemosOf(offer: X402Offer): PaidMemo[] {
+  const pairs = new Map<string, PaidMemo>();
+  for (const requirement of offer.requirements) {
+    const memo = memoOf(requirement);
+    if (memo === null || memoFault(requirement) !== '') continue;
+    const recipient = isEvmAddress(requirement.payTo) ? checksummedEvmAddress(requirement.payTo) : requirement.payTo;
+    pairs.set(JSON.stringify([recipient, memo]), { recipient, memo });
+  }
+  return [...pairs.values()];
+}
 
 /**
  * v2 sellers may bind a payment to their nonce with `extra.memo` (of the very entry paid): on Solana

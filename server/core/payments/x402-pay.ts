@@ -73,9 +73,9 @@ export async function payX402(
           `x402 is paid on Solana on devnet and mainnet, and on Base where its rail is open; this Coffer runs on ${ctx.chain.network} without the Base rail`,
         );
       }
+      const { chosen, instead, keyed, challengeMemos } = payables;
       const purchase = (payable: Payable) =>
-        purchaseOn(ctx, principal, agent, { body, idempotencyKey, buyer, offer, keyed: payables.keyed, all: payables.all }, payable);
-      const { chosen, instead } = payables;
+        purchaseOn(ctx, principal, agent, { body, idempotencyKey, buyer, offer, keyed, challengeMemos }, payable);
       if (instead === undefined) return purchase(chosen);
       try {
         return await purchase(chosen);
@@ -123,17 +123,6 @@ const entryAsked = (ctx: EngineContext, payable: Payable, url: string): Omit<Pay
   };
 };
 
-/** The seller's memos on an offer's entries, each with its entry's recipient: the challenge they bind, paid once. */
-const challengeMemosOf = (entries: Payable[]): PaidMemo[] => {
-  // Each pair once: an offer may list one recipient and memo at many prices, each looked up in the write.
-  const pairs = new Map<string, PaidMemo>();
-  for (const entry of entries) {
-    const memo = memoOf(entry.requirement);
-    if (memo !== null) pairs.set(JSON.stringify([entry.recipient, memo]), { recipient: entry.recipient, memo });
-  }
-  return [...pairs.values()];
-};
-
 /** What a purchase is made of, whichever rail of the offer it is tried on. */
 interface PurchaseAsked {
   body: X402PayBody;
@@ -142,8 +131,8 @@ interface PurchaseAsked {
   offer: X402Offer;
   /** The cheapest payable entry on each rail: what the Idempotency-Key is hashed over. */
   keyed: Payable[];
-  /** Every entry of the offer Coffer could pay: a memo paid on any of them is this challenge paid. */
-  all: Payable[];
+  /** The memos of the offer's entries, with their recipients: a memo paid on any of them is this challenge paid. */
+  challengeMemos: PaidMemo[];
 }
 
 /**
@@ -154,14 +143,13 @@ async function purchaseOn(
   ctx: EngineContext,
   principal: Principal,
   agent: AgentRecord,
-  { body, idempotencyKey, buyer, offer, keyed, all }: PurchaseAsked,
+  { body, idempotencyKey, buyer, offer, keyed, challengeMemos }: PurchaseAsked,
   payable: Payable,
 ): Promise<Outcome<X402Payment>> {
   const { requirement } = payable;
   const memo = memoOf(requirement);
   const { amount } = requirement;
   const { rail, recipient: payTo } = payable;
-  const challengeMemos = challengeMemosOf(all);
   const asked = {
     ...entryAsked(ctx, payable, body.url),
     // The request's terms, whichever rail and entry are chosen now: a retry finds its payment even

@@ -189,6 +189,25 @@ describe.each(STORES)('on the %s ledger', (store) => {
       await expectCofferError(core.x402Paid('budgeted', offer, null), 'agent_suspended');
     });
 
+    it('a challenge paid on an entry Coffer no longer pays is paid: another entry under its memo is not paid too', async () => {
+      await x402Ready(store);
+      const other = randomAddress();
+      core.chain.mint(other, 1n);
+      const offer = offerOf([SELLER, 10_000n, 'challenge-8'], [other, 20_000n, 'challenge-8']);
+      const paid = await core.x402Paid('alpha', offer, null);
+      expect(core.store.getPayment(paid.paymentId)).toMatchObject({ recipient: SELLER, amount: 10_000n });
+      core.chain.advanceBlocks(1n);
+      // The same challenge again, its paid entry now on terms Coffer does not sign (its fee payer
+      // the owner's treasury): that entry's memo is still the challenge, paid.
+      const unsigned = offerOf([SELLER, 10_000n, 'challenge-8'], [other, 20_000n, 'challenge-8']);
+      const [first] = (unsigned.body as { accepts: { extra: Record<string, unknown> }[] }).accepts;
+      first!.extra.feePayer = core.owner;
+      const calls = new Map(core.chain.calls);
+      await expectCofferError(core.x402Paid('alpha', unsigned, null), 'nonce_already_paid', new RegExp(paid.paymentId));
+      expect(core.chain.calls).toEqual(calls);
+      expect(core.store.listPayments(core.owner, 'alpha', 10)).toHaveLength(1);
+    });
+
     it('two asks of one challenge at once, the policy choosing two entries between them, pay it once', async () => {
       core = await coreEngine({ store });
       const { x402 } = core;
