@@ -148,15 +148,16 @@ function judgePolicy(
   const spentInWindow = ctx.store.spentSince(owner, agentId, dailyWindow(now).after);
   // The owner's yes to a held payment is not the agent's pace: the cooldown does not apply to it.
   const lastPaymentAt = asked.approved === true ? null : ctx.store.lastPaymentAt(owner, agentId);
-  let refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow }, ask);
+  const timeZone = () => timeZoneOf(ctx);
+  let refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow, timeZone }, ask);
   // Over the daily budget where some of it waits for the owner's yes: said apart (counted, not paid),
   // read only on this refusal, off every other payment's path.
   if (refused?.code === 'daily_budget_exceeded') {
     const heldInWindow = ctx.store.heldSince(owner, agentId, dailyWindow(now).after);
-    if (heldInWindow > 0n) refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow, heldInWindow }, ask);
+    if (heldInWindow > 0n) refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow, heldInWindow, timeZone }, ask);
   }
   const usages = refused === null ? usagesFor(ctx, owner, agentId, policy, ask) : [];
   // No usages, no budget to pass (and no owner's zone to read for its words).
-  const overBudget = usages.length === 0 ? null : budgetRefusal(usages, ask, now, timeZoneOf(ctx));
+  const overBudget = usages.length === 0 ? null : budgetRefusal(usages, ask, now, timeZone());
   return { refusal: refused ?? overBudget, reading: { now, policy, spentInWindow, usages } };
 }

@@ -7,6 +7,7 @@ import type { X402SignIn } from '../../wire/answers/payments.js';
 import { checksummedEvmAddress, isEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
 import { addressOn } from '../rails.js';
 import { expiredRefusal } from '../policy/expiry.js';
+import { timeZoneOf } from '../settings.js';
 import { isAllowed } from '../policy/rules.js';
 import { registryServiceFor } from '../registry/registry.js';
 import { preferredRailOf } from '../settings.js';
@@ -80,7 +81,7 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
   const policy = ctx.store.getPolicy(principal.owner, agentId);
   const { serviceId, service } = registryServiceFor(ctx, paid.recipient, body.url);
   refuse(
-    expiredRefusal(policy.expiresAt, ctx.clock.now()) ??
+    expiredRefusal(policy.expiresAt, ctx.clock.now(), () => timeZoneOf(ctx)) ??
       (isAllowed(policy.allowedServices, serviceId, service !== null, paid.recipient)
         ? null
         : new CofferError(

@@ -4,6 +4,7 @@
  */
 import type { EngineContext } from '../context.js';
 import { EXPIRY_SUBJECT, endsSoon, expiryWords } from './expiry.js';
+import { timeZoneOf } from '../settings.js';
 
 /** Tells the owner of every policy in use that ends within a day and was not told yet; answers how many were told. */
 export function remindOfExpiries(ctx: EngineContext): number {
@@ -19,13 +20,14 @@ export function remindOfExpiries(ctx: EngineContext): number {
       .map(({ agentId }) => ({ owner, agentId }));
   });
   if (due.length === 0) return 0;
+  const timeZone = timeZoneOf(ctx);
   // Decided again inside the write (a policy may have changed since the read).
   const told = ctx.store.transaction(() =>
     due.flatMap(({ owner, agentId }) => {
       const { expiresAt } = ctx.store.getPolicy(owner, agentId);
       if (!untold(owner, agentId, expiresAt)) return [];
       ctx.store.recordNotice(owner, agentId, EXPIRY_SUBJECT, now);
-      return [{ owner, agentId, message: expiryWords(agentId, expiresAt) }];
+      return [{ owner, agentId, message: expiryWords(agentId, expiresAt, timeZone) }];
     }),
   );
   for (const { owner, agentId, message } of told) ctx.events.emit({ type: 'warning', owner, agentId, about: 'expiry', message });

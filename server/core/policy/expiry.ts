@@ -4,17 +4,21 @@
  * data is server/wire/policy/expiry.ts.
  */
 import { CofferError, type Refusal } from '../../wire/errors.js';
+import { policyEndWords } from '../../wire/policy/expiry.js';
 
 /** The owner is told this long before a policy ends. */
 const EXPIRY_NOTICE_MS = 24 * 60 * 60 * 1000;
 
-/** After its end a policy allows no payment: the first refusal of every payment then. */
-export const expiredRefusal = (expiresAt: number | null, now: number): Refusal =>
+/**
+ * After its end a policy allows no payment: the first refusal of every payment then. Its end said in
+ * the owner's zone (`timeZone`, read only for the refusal), where they set it.
+ */
+export const expiredRefusal = (expiresAt: number | null, now: number, timeZone: () => string): Refusal =>
   expiresAt === null || now < expiresAt
     ? null
     : new CofferError(
         'policy_expired',
-        `this agent's policy ended at ${new Date(expiresAt).toISOString()}: its payments are refused until the owner sets a later end, or none`,
+        `this agent's policy ended ${policyEndWords(expiresAt, timeZone())}: its payments are refused until the owner sets a later end, or none`,
       );
 
 /**
@@ -28,6 +32,9 @@ export const EXPIRY_SUBJECT = 'expiry';
 export const endsSoon = (expiresAt: number | null, now: number): expiresAt is number =>
   expiresAt !== null && now < expiresAt && expiresAt - now <= EXPIRY_NOTICE_MS;
 
-/** The reminder in words: "researcher's policy ends at 2026-12-31T23:00:00.000Z: its payments are refused after that". */
-export const expiryWords = (agentId: string, expiresAt: number) =>
-  `${agentId}'s policy ends at ${new Date(expiresAt).toISOString()}: its payments are refused after that, unless you set a later end`;
+/**
+ * The reminder in words, in the owner's zone: "researcher's policy ends at the end of 2026-12-31 in
+ * Europe/Lisbon (2027-01-01T00:00:00.000Z): its payments are refused after that, …".
+ */
+export const expiryWords = (agentId: string, expiresAt: number, timeZone: string) =>
+  `${agentId}'s policy ends ${policyEndWords(expiresAt, timeZone)}: its payments are refused after that, unless you set a later end`;

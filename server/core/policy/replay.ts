@@ -186,7 +186,7 @@ function replay(
       const now = payment.createdAt;
       lastDay.read(dailyWindow(now).from);
       const refusal =
-        firstRefusal(policy, { now, lastPaymentAt, spentInWindow: BigInt(lastDay.amount) }, asked) ??
+        firstRefusal(policy, { now, lastPaymentAt, spentInWindow: BigInt(lastDay.amount), timeZone: () => timeZone }, asked) ??
         budgetsRefusal(budgets, asked, amount, now, timeZone);
       if (refusal !== null) {
         refused.add(payment, refusal.code, refusal.message);

@@ -38,6 +38,8 @@ export interface PolicyUsage {
   lastPaymentAt: number | null;
   /** Of spentInWindow, the payments held for the owner's yes (counted, not paid): said apart where known. */
   heldInWindow?: bigint;
+  /** The owner's time zone, which a policy's end is said in (read only to say it). */
+  timeZone: () => string;
 }
 
 /** A payment as the policy sees it. */
@@ -63,7 +65,7 @@ export const POLICY_RULES = [
  * policy allows it (the balance is the reservation's to check). Pure: everything it reads is passed in.
  */
 export function firstRefusal(policy: Policy, usage: PolicyUsage, ask: PaymentAsk): CofferError | null {
-  const expired = expiredRefusal(policy.expiresAt, usage.now);
+  const expired = expiredRefusal(policy.expiresAt, usage.now, usage.timeZone);
   if (expired !== null) return expired;
   if (!isAllowed(policy.allowedServices, ask.serviceId, ask.inRegistry, ask.recipient)) {
     // Outside the registry the name is the agent's own or the URL's host: who is paid is said too.

@@ -61,6 +61,17 @@ export function endWords(text: string, timeZone: string): string {
   return wallTimeWords(at, timeZone);
 }
 
+/**
+ * When a policy ends (or ended), as a sentence goes on after "ends"/"ended": in the owner's zone,
+ * where they set it, and as the instant a program reads: "at the end of 2026-12-31 in
+ * America/New_York (2027-01-01T05:00:00.000Z)", "at 2027-01-01 00:30 America/New_York (…)".
+ */
+export function policyEndWords(at: number, timeZone: string): string {
+  const day = dayEndingAt(at, timeZone);
+  const wall = day === null ? wallTimeWords(at, timeZone) : `the end of ${day} in ${timeZone}`;
+  return `at ${wall} (${new Date(at).toISOString()})`;
+}
+
 /** A moment as the clock on the wall shows it in a zone, with the zone: "2027-01-01 00:30 America/New_York". */
 export function wallTimeWords(at: number, timeZone: string): string {
   const wall = Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(timeZone).toPlainDateTime();

@@ -468,6 +468,7 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
       now: fc.constant(1_750_000_000_000),
       spentInWindow: fc.bigInt({ min: 0n, max: 10_000_000n }),
       lastPaymentAt: fc.option(fc.integer({ min: 1_750_000_000_000 - 200_000, max: 1_750_000_000_000 }), { nil: null }),
+      timeZone: fc.constant(() => AT.timeZone),
     }),
     ask: fc.record({
       serviceId: fc.constantFrom('demo-weather', 'web-search', 'my-label'),
@@ -505,7 +506,7 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
     const policy = { ...base, dailyBudget: 10n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['my-label'] };
     const refusal = firstRefusal(
       policy,
-      { now: 0, spentInWindow: 0n, lastPaymentAt: null },
+      { now: 0, spentInWindow: 0n, lastPaymentAt: null, timeZone: () => AT.timeZone },
       { serviceId: 'my-label', inRegistry: false, recipient: ADDRESS, amount: 1n },
     );
     expect(refusal?.code).toBe('service_not_allowed');
@@ -515,7 +516,7 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
 
 describe('the daily budget refusal', () => {
   const ask = { serviceId: 'alpha', inRegistry: true, recipient: undefined, amount: 1n * USDC };
-  const usage = { now: AT.now, lastPaymentAt: null, spentInWindow: 10n * USDC };
+  const usage = { now: AT.now, lastPaymentAt: null, spentInWindow: 10n * USDC, timeZone: () => AT.timeZone };
   it('says what was spent, and apart what of it waits for the owner (counted, not paid)', () => {
     expect(firstRefusal(base, usage, ask)?.message).toBe(
       'this payment would pass the daily budget: 10.00 of 10.00 USDC spent in the last 24 h',

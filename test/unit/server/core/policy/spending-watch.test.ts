@@ -39,7 +39,14 @@ describe.each(STORES)('on the %s ledger', (store) => {
       await expectCofferError(
         engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null),
         'policy_expired',
-        /ended at 2026-11-23T14:00:00.000Z/,
+        /ended at 2026-11-23 \d\d:00 \S+ \(2026-11-23T14:00:00.000Z\)/,
+      );
+      // Said in the owner's zone, where they set the end, and as the instant a program reads.
+      engine.updateSettings(asOwner, { timeZone: 'America/New_York' });
+      await expectCofferError(
+        engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null),
+        'policy_expired',
+        "this agent's policy ended at 2026-11-23 09:00 America/New_York (2026-11-23T14:00:00.000Z): its payments are refused until the owner sets a later end, or none",
       );
       expect(core.store.recentRefusals(core.owner, 10)[0]).toMatchObject({ agentId: 'alpha', code: 'policy_expired' });
       // The owner sets a later end (or none): payments pass again.
@@ -84,7 +91,9 @@ describe.each(STORES)('on the %s ledger', (store) => {
       advance(MINUTE);
       expect(engine.remindOfExpiries()).toBe(1);
       expect(engine.remindOfExpiries()).toBe(0);
-      expect(warnings(events)).toEqual([expect.stringMatching(/^alpha's policy ends at 2026-11-25T12:00:00.000Z/)]);
+      expect(warnings(events)).toEqual([
+        expect.stringMatching(/^alpha's policy ends at 2026-11-25 \d\d:00 \S+ \(2026-11-25T12:00:00.000Z\): /),
+      ]);
       // Told across a restart too: the ledger remembers.
       expect(core.restart().remindOfExpiries()).toBe(0);
       // The agent bringing its end closer (a tightening it may make) is not told again: it could have the owner told every minute.

@@ -50,7 +50,9 @@ function plainReplay(
           );
           return { budget, spent: { amount: held.reduce((sum, p) => sum + p.amount, 0n), payments: held.length }, ...span };
         });
-      const refusal = firstRefusal(policy, { now, lastPaymentAt, spentInWindow }, asked) ?? budgetRefusal(usages, asked, now, timeZone);
+      const refusal =
+        firstRefusal(policy, { now, lastPaymentAt, spentInWindow, timeZone: () => timeZone }, asked) ??
+        budgetRefusal(usages, asked, now, timeZone);
       if (refusal !== null) {
         refused.push(`${payment.id} ${refusal.code}: ${refusal.message}`);
         continue;
