@@ -16,7 +16,7 @@
  *     the kill switch and the policy again (other payments may have landed since the first look)
  *     the recipient           recipient_archived
  *     the balance             insufficient_funds (net of pending payments and returns)
- *     the nonce               nonce_already_paid (an x402 offer's: any payable entry's memo, on either rail)
+ *     the nonce               nonce_already_paid (an x402 offer's: any entry's memo, payable now or not, on either rail)
  *     an x402 transaction     handed out once
  *
  * At the door nothing about the recipient or the chain is read before the policy allowed: an agent is
