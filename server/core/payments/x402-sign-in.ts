@@ -7,10 +7,9 @@ import type { X402SignIn } from '../../wire/answers/payments.js';
 import { checksummedEvmAddress, isEvmAddress, railFirst, type Rail } from '../../wire/rails.js';
 import { addressOn } from '../rails.js';
 import { expiredRefusal } from '../policy/expiry.js';
-import { timeZoneOf } from '../settings.js';
 import { isAllowed } from '../policy/rules.js';
 import { registryServiceFor } from '../registry/registry.js';
-import { preferredRailOf } from '../settings.js';
+import { preferredRailOf, timeZoneOf } from '../settings.js';
 
 /**
  * Sign-In-With-X for an agent (x402's `sign-in-with-x` extension): where a seller's 402 offers to

@@ -67,9 +67,15 @@ export function endWords(text: string, timeZone: string): string {
  * America/New_York (2027-01-01T05:00:00.000Z)", "at 2027-01-01 00:30 America/New_York (…)".
  */
 export function policyEndWords(at: number, timeZone: string): string {
-  const day = dayEndingAt(at, timeZone);
-  const wall = day === null ? wallTimeWords(at, timeZone) : `the end of ${day} in ${timeZone}`;
-  return `at ${wall} (${new Date(at).toISOString()})`;
+  const iso = new Date(at).toISOString();
+  try {
+    const day = dayEndingAt(at, timeZone);
+    return `at ${day === null ? wallTimeWords(at, timeZone) : `the end of ${day} in ${timeZone}`} (${iso})`;
+  } catch {
+    // A zone this runtime no longer knows (checked when it was set): the instant alone, never a
+    // refusal that fails to say itself.
+    return `at ${iso}`;
+  }
 }
 
 /** A moment as the clock on the wall shows it in a zone, with the zone: "2027-01-01 00:30 America/New_York". */

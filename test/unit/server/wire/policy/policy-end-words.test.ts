@@ -19,4 +19,8 @@ describe("a policy's end in words", () => {
       'at 2026-11-23 09:00 America/New_York (2026-11-23T14:00:00.000Z)',
     );
   });
+
+  it('is the instant alone in a zone this runtime does not know', () => {
+    expect(policyEndWords(Date.parse('2026-11-23T14:00:00Z'), 'Mars/Olympus_Mons')).toBe('at 2026-11-23T14:00:00.000Z');
+  });
 });
