@@ -125,7 +125,7 @@ function unpayableOffer(
   // for its entry's fault, which a word on Solana would only hide).
   const whyNot = rails
     .filter((rail) => x402NetworkOf(ctx, rail, offer.x402Version) === null)
-    .filter((rail) => where.length === 0 || offer.requirements.some((entry) => chainFamilyOf(entry.network) === rail))
+    .filter((rail) => where.length === 0 || offer.requirements.some((entry) => chainFamilyOf(entry.network, offer.x402Version) === rail))
     .map((rail) => `; ${noX402Here(ctx, rail, offer.x402Version)}`)
     .join('');
   return new CofferError(
@@ -165,7 +165,7 @@ function termsFault(payable: Payable, ctx: EngineContext, agent: AgentRecord, ow
  */
 function offeredHow(entry: X402Requirement, here: { rail: Rail; usdc: string } | undefined): string {
   const method = entry.extra.assetTransferMethod;
-  const by = method === undefined || method === 'eip3009' ? '' : ` by ${String(method)} (Coffer pays by EIP-3009 on an EVM chain)`;
+  const by = method === undefined || method === 'eip3009' ? '' : ` by ${spelled(String(method))} (Coffer pays by EIP-3009 on an EVM chain)`;
   const amount = entry.amount < 0n ? ' (its amount unreadable)' : entry.amount === 0n ? ' (an amount of 0)' : '';
   const onRail = here === undefined ? '' : `${assetFault(entry, here)}${recipientFault(entry, here.rail)}`;
   return `${amount}${onRail}${memoFault(entry)}${by}`;
@@ -177,9 +177,13 @@ const assetFault = ({ asset }: X402Requirement, { rail, usdc }: { rail: Rail; us
 
 /**
  * A seller's text as the words quote it: as written where it is one plain word, else as a JSON
- * string, so that a space, an empty value or an invisible character in it shows.
+ * string with every character outside printable ASCII escaped (\uXXXX), so that a space, an empty
+ * value, or an invisible or reordering character in it shows and moves nothing around it.
  */
-const spelled = (text: string): string => (/^[\x21-\x7e]+$/.test(text) ? text : JSON.stringify(text));
+const spelled = (text: string): string =>
+  /^[\x21-\x7e]+$/.test(text)
+    ? text
+    : JSON.stringify(text).replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
  * A memo is text the seller matches its payment by, and Coffer its earlier purchases by
@@ -203,8 +207,13 @@ function recipientFault({ payTo, asset }: X402Requirement, rail: Rail): string {
   return paysSomeone(payTo, asset) ? '' : " (to the token's own contract)";
 }
 
-/** Which rail's kind of chain an x402 network is: Solana's (`solana`, `solana-devnet`, `solana:<genesis>`), else an EVM chain (Base's kind). */
-const chainFamilyOf = (network: string): Rail => (network.startsWith('solana') ? 'sol' : 'base');
+/**
+ * Which rail's kind of chain an x402 network is: Solana's (`solana`, `solana-devnet`,
+ * `solana:<genesis>`), an EVM chain's (Base's kind: `eip155:<id>`, or in v1, which names no other
+ * kinds, any other name), or neither (v2's other namespaces, `aptos:1`).
+ */
+const chainFamilyOf = (network: string, version: number): Rail | null =>
+  network.startsWith('solana') ? 'sol' : network.startsWith('eip155:') || version === 1 ? 'base' : null;
 
 /** The rail whose network this Coffer's x402 names so in an offer of this version; undefined for another network. */
 const railNamed = (ctx: EngineContext, network: string, version: number): Rail | undefined =>

@@ -115,6 +115,12 @@ describe.each(STORES)('on the %s ledger', (store) => {
       await expectCofferError(core.x402Paid('alpha', offer([own, 10_000n]), null), 'unsupported_offer', /pays this agent's own wallet/);
       // A memo longer than x402 puts on chain is no terms Coffer keeps: another entry is paid, or none.
       await expectCofferError(core.x402Paid('alpha', offer([SELLER, 10_000n, 'm'.repeat(257)]), null), 'unsupported_offer', /memo/);
+      // What the seller offers is said as written, a character that hides or reorders text escaped;
+      // the Base rail (off here) is not said of an offer with no entry on an EVM chain.
+      const elsewhere = offer([SELLER, 10_000n]);
+      Object.assign(elsewhere.body.accepts[0] as object, { network: 'aptos:1', asset: '0x1::usdc\u202e' });
+      const refused = await expectCofferError(core.x402Paid('alpha', elsewhere, null), 'unsupported_offer');
+      expect(refused.message).toMatch(/; the seller offers exact on aptos:1 in "0x1::usdc\\u202e"$/);
       expect(core.chain.calls).toEqual(calls);
       const short = await core.x402Paid('alpha', offer([SELLER, 10_000n, 'm'.repeat(257)], [SELLER, 40_000n, 'short']), null);
       expect(core.store.getPayment(short.paymentId)).toMatchObject({ amount: 40_000n, memo: 'short' });
