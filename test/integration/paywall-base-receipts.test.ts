@@ -270,7 +270,9 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
       change = ({ service: _service, ...terms }) => ({ ...terms, amount: '0.30', base: { ...terms.base, recipient: stranger } });
       await expect(payingFetch(`${served.url}/weather`, {}, { agent })).rejects.toMatchObject({
         code: 'price_above_registry',
-        message: expect.stringMatching(/asks 0\.30 USDC but the registry lists its wallet 93ug\w+ at 0\.01; not paid$/),
+        message: expect.stringMatching(
+          /asks 0\.30 USDC but the registry lists its wallet 93ug\w+ \(demo-quotes, demo-weather\) at 0\.01; not paid$/,
+        ),
       });
       // Naming a listed service paid on Solana only: not chosen for Base, so Solana's want of funds is
       // what is said, not that the service is not on Base.

@@ -67,7 +67,7 @@ export async function payCoffers402(
   if (cap !== null && asked > cap.micro) {
     throw new PaymentError(
       'price_above_registry',
-      `${url} asks ${instructions.amount} USDC but the registry lists its wallet ${cap.wallet} at ${cap.text}; not paid`,
+      `${url} asks ${instructions.amount} USDC but the registry lists its wallet ${cap.wallet} (${cap.services.join(', ')}) at ${cap.text}; not paid`,
       { instructions },
     );
   }

@@ -127,13 +127,18 @@ export async function registryListing(agent: PayingAgent, offered: PaymentInstru
   return { serviceId: null, onBase: true, caps: { sol: solCap, base: baseCap } };
 }
 
-/** The dearest price listed among a wallet's listings; null where none lists a price. */
-function dearestListed(wallet: string, listed: { results: { pricePerCall: string | null }[] }) {
+/**
+ * The dearest price listed among a wallet's listings, with the ids of the services paid there (named
+ * where the price refuses a payment, so that the agent can look their prices up); null where none
+ * lists a price.
+ */
+function dearestListed(wallet: string, listed: { results: { id: string; pricePerCall: string | null }[] }) {
+  const services = listed.results.map((listing) => listing.id);
   return listed.results
     .map((listing) => listing.pricePerCall)
     .filter((price): price is string => price !== null)
-    .reduce<{ text: string; micro: bigint; wallet: string } | null>((max, text) => {
+    .reduce<{ text: string; micro: bigint; wallet: string; services: string[] } | null>((max, text) => {
       const micro = tryParseUsdc(text) ?? 0n;
-      return max === null || micro > max.micro ? { text, micro, wallet } : max;
+      return max === null || micro > max.micro ? { text, micro, wallet, services } : max;
     }, null);
 }
