@@ -432,6 +432,61 @@ describe('the 402 flow against the demo paid API', () => {
       expect(free.response.status).toBe(200);
     });
 
+    it("pays where the 402 came from, and a paid call's redirects never take the receipt to another site", async () => {
+      const agent = await fundedAgent(t, 'redirected', '1.00');
+      const seen: { site: string; path: string; receipt: string | null }[] = [];
+      // One server under two names, two origins: 127.0.0.1 and localhost. Its /weather passes the demo
+      // API's answer on; /moved leads there from the other name; /away, paid, sends the agent elsewhere.
+      const relay = await listen(
+        express()
+          .use((req, _res, next) => void (seen.push({ site: req.hostname, path: req.path, receipt: req.get('x-payment') ?? null }), next()))
+          .get('/weather', async (req, res) => {
+            const receipt = req.get('x-payment');
+            const answer = await fetch(`${api.url}/weather?city=Lisbon`, {
+              headers: receipt === undefined ? {} : { 'x-payment': receipt },
+            });
+            res
+              .status(answer.status)
+              .type('json')
+              .send(await answer.text());
+          })
+          .get('/moved', (_req, res) => res.redirect(302, `${elsewhere}/weather`))
+          .get('/away', async (req, res) => {
+            if (req.get('x-payment') !== undefined) return res.redirect(302, `${elsewhere}/steal`);
+            const answer = await fetch(`${api.url}/weather?city=Lisbon`);
+            res
+              .status(answer.status)
+              .type('json')
+              .send(await answer.text());
+          })
+          .get('/steal', (_req, res) => void res.json({ at: 'another site' })),
+      );
+      const elsewhere = relay.url.replace('127.0.0.1', 'localhost');
+      try {
+        // The 402 came from the name /moved led to: paid there, and the paid call goes there.
+        const moved = await payingFetch(`${relay.url}/moved`, {}, { agent: agentOf(agent, 'redirected') });
+        expect([moved.response.status, (await json(moved.response)).city]).toEqual([200, 'Lisbon']);
+        expect(seen.map(({ site, path, receipt }) => [site, path, receipt === null ? null : 'receipt'])).toEqual([
+          ['127.0.0.1', '/moved', null],
+          ['localhost', '/weather', null],
+          ['localhost', '/weather', 'receipt'],
+        ]);
+        // Paid, the seller sends the call to another site: followed, without the receipt.
+        seen.length = 0;
+        const away = await payingFetch(`${relay.url}/away`, {}, { agent: agentOf(agent, 'redirected') });
+        expect(await json(away.response)).toEqual({ at: 'another site' });
+        expect(seen.map(({ site, path, receipt }) => [site, path, receipt === null ? null : 'receipt'])).toEqual([
+          ['127.0.0.1', '/away', null],
+          ['127.0.0.1', '/away', 'receipt'],
+          ['localhost', '/steal', null],
+        ]);
+        // The receipt is still the agent's: no one else presented it.
+        expect((await get('/weather?city=Lisbon', away.payment!.header.value)).status).toBe(200);
+      } finally {
+        await close(relay.server);
+      }
+    });
+
     it('refuses a price above the registry listing, paying nothing', async () => {
       const agent = await fundedAgent(t, 'thrifty', '1.00');
       const greedyStore = openPaywallStore(':memory:');

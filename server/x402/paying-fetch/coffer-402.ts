@@ -12,7 +12,7 @@ import { chainWaitOf, whileChainConfirms, waitedFor, type ChainWait } from './ch
 import { timed, cofferOf, unreachableOr, cofferFacts } from './coffer-reach.js';
 import { fundsOnEachRail, withBaseFunds, onBase, railsPayable, checkNetwork, registryListing } from './coffer-terms.js';
 import { sleep, withRetries } from './fetch-retries.js';
-import { callSeller, paidButNoAnswer } from './seller-call.js';
+import { callSellerCarrying, paidButNoAnswer } from './seller-call.js';
 import { stoppedOf, railOf, networkOf, type PaymentMade, type PaidResponse } from './paid-response.js';
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
@@ -94,7 +94,7 @@ export async function payCoffers402(
   for (let attempt = 0; ; attempt += 1) {
     let response: Response;
     try {
-      response = await withRetries(retries, () => callSeller(url, { ...init, headers }, options));
+      response = await withRetries(retries, () => callSellerCarrying(url, { ...init, headers }, options, 'X-Payment'));
     } catch (error) {
       throw new PaymentError('paid_call_failed', paidButNoAnswer(url, error), { payment });
     }

@@ -52,13 +52,17 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   }
   if (first.status !== 402) return unpaid(first);
 
-  const seller = await sellerAsked(url, init, first);
+  // The URL that asked for payment: the one asked, or where its redirects led (http to https, a
+  // site's other name). The payment is for that seller, and its paid call goes there: sent to the URL
+  // asked, its redirects would take the payment along to whatever site they lead to next.
+  const offeredAt = first.redirected && URL.canParse(first.url) ? first.url : url;
+  const seller = await sellerAsked(offeredAt, init, first);
   const offer = readOffer(first.headers, seller.body);
   if (offer === null) {
-    throw new PaymentError('unreadable_402', `${url} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
+    throw new PaymentError('unreadable_402', `${offeredAt} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
   // Sign-in is tried where offered, never after a redirect: the proof would be for the URL asked, not
   // the one that answered.
-  if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
-  return payCoffers402(url, init, offer.instructions, options);
+  if (offer.kind === 'x402') return payX402Offer(offeredAt, init, seller, offer.signIn && !first.redirected, options);
+  return payCoffers402(offeredAt, init, offer.instructions, options);
 }

@@ -69,3 +69,46 @@ export async function callSeller(url: string, init: RequestInit, options: Paying
     clearTimeout(timer);
   }
 }
+
+/** The answers fetch follows to their Location. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** fetch's own limit on the redirects of one request. */
+const MOST_REDIRECTS = 20;
+
+/** Headers that describe a body, left out where a redirect turns the request into a GET without one. */
+const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location', 'content-length'];
+
+/**
+ * The seller's URL called with a payment (or a proof) in header `carried`: redirects followed as fetch
+ * follows them, but that header is sent to the URL's own origin only. Security invariant: fetch drops
+ * only `Authorization` on a redirect to another origin, and a payment header another site is sent is
+ * the agent's purchase in its hands (a receipt or an authorization it can present, and be answered
+ * for, in the agent's place). Once a redirect has left the origin the header is not sent again, as
+ * fetch does with `Authorization`. A caller's own `redirect` other than follow is fetch's to apply.
+ */
+export async function callSellerCarrying(url: string, init: RequestInit, options: PayingFetchOptions, carried: string): Promise<Response> {
+  if ((init.redirect ?? 'follow') !== 'follow') return callSeller(url, init, options);
+  const origin = new URL(url).origin;
+  let at = url;
+  let request: RequestInit = init;
+  for (let hops = 0; ; hops += 1) {
+    const response = await callSeller(at, { ...request, redirect: 'manual' }, options);
+    const location = response.headers.get('location');
+    if (!REDIRECTS.has(response.status) || location === null) return response;
+    if (hops >= MOST_REDIRECTS) throw new TypeError(`${url} redirected more than ${MOST_REDIRECTS} times`);
+    const next = new URL(location, at);
+    // fetch follows nothing but HTTP(S): any other Location is the answer itself.
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') return response;
+    await response.body?.cancel().catch(() => undefined);
+    const headers = new Headers(request.headers);
+    if (next.origin !== origin) headers.delete(carried);
+    // As fetch does: a 303 (but to a HEAD), and a 301 or 302 to a POST, is followed as a GET without the body.
+    const method = (request.method ?? 'GET').toUpperCase();
+    const asGet =
+      (response.status === 303 && method !== 'HEAD') || ((response.status === 301 || response.status === 302) && method === 'POST');
+    if (asGet) for (const name of BODY_HEADERS) headers.delete(name);
+    request = { ...request, headers, ...(asGet ? { method: 'GET', body: null } : {}) };
+    at = next.href;
+  }
+}

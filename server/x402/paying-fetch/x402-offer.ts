@@ -14,7 +14,7 @@ import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { approvedFor } from './picked-up.js';
 import { sellerAsked, headersOf, type SellerAsked } from './seller-402.js';
-import { NoAnswer, callSeller, paidButNoAnswer } from './seller-call.js';
+import { NoAnswer, callSeller, callSellerCarrying, paidButNoAnswer } from './seller-call.js';
 
 /**
  * The x402 path: the 402 goes to Coffer as it came, Coffer answers the header to retry with (or
@@ -183,7 +183,7 @@ async function paidCall(url: string, init: RequestInit, payment: PaymentMade, op
   let response: Response;
   for (let attempt = 0; ; attempt += 1) {
     try {
-      response = await withRetries(options.retries ?? 2, () => callSeller(url, { ...init, headers }, options));
+      response = await withRetries(options.retries ?? 2, () => callSellerCarrying(url, { ...init, headers }, options, payment.header.name));
     } catch (error) {
       throw new PaymentError('paid_call_failed', paidButNoAnswer(url, error), { payment });
     }
