@@ -206,7 +206,11 @@ function termsRefusalOf(requirement: X402Requirement, domain: TokenDomain): Coff
     );
   }
   const asked = requirement.maxTimeoutSeconds;
-  if (asked === null || asked < 1) return new CofferError('unsupported_offer', 'the x402 offer gives no time to pay (maxTimeoutSeconds)');
+  // Not a whole number (60.5): no validBefore can be signed to it; below a second, no time to pay.
+  if (asked === null) {
+    return new CofferError('unsupported_offer', 'the x402 offer gives its time to pay (maxTimeoutSeconds) in no whole number of seconds');
+  }
+  if (asked < 1) return new CofferError('unsupported_offer', 'the x402 offer gives no time to pay (maxTimeoutSeconds)');
   return null;
 }
 

@@ -90,7 +90,13 @@ export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, al
 export const noncePaidRefusal = (earlier: PaymentRecord | null): Refusal =>
   earlier === null
     ? null
-    : new CofferError('nonce_already_paid', `this nonce was already paid (${earlier.id}); a paid API accepts it once`);
+    : new CofferError(
+        'nonce_already_paid',
+        // Held, nothing is paid yet: it is the request the owner is asked, paid once if they say yes.
+        earlier.status === 'held'
+          ? `this nonce's payment (${earlier.id}) waits for the owner's yes: nothing is paid yet, and it is paid once if they approve; ask with that request's approvalId to pick it up`
+          : `this nonce was already paid (${earlier.id}); a paid API accepts it once`,
+      );
 
 /**
  * Two equal x402 payments signed under one blockhash are one transaction: it could land once and

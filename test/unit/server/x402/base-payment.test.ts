@@ -88,6 +88,11 @@ describe('Base x402 payments', () => {
       { extra: { name: null, version: null } },
       /^the x402 offer does not name its token's EIP-712 name and version \(extra\.name, extra\.version\), which an EIP-3009 authorization is signed for; this chain's USDC is "USDC" version 2$/,
     ],
+    [
+      'a time to pay of 60.5 s',
+      { maxTimeoutSeconds: 60.5 },
+      /^the x402 offer gives its time to pay \(maxTimeoutSeconds\) in no whole number of seconds$/,
+    ],
   ])('refuses %s before anything is signed', async (_what, entry, message) => {
     const offer = offerOf(entry);
     let signed = 0;

@@ -54,6 +54,10 @@ describe('the decisions on a payment answer a refusal as a value', () => {
     });
     expect(balanceRefusal(3n, 10n, 'sol')?.message).toContain('0.000003 USDC available on Solana');
     expect(noncePaidRefusal(earlier)).toMatchObject({ code: 'nonce_already_paid', message: expect.stringContaining('pay_1') });
+    // One held for the owner's yes is not called paid: nothing moved, and it is the request they are asked.
+    const held = noncePaidRefusal({ ...earlier, status: 'held' })!.message;
+    expect(held).toMatch(/^this nonce's payment \(pay_1\) waits for the owner's yes: nothing is paid yet/);
+    expect(held).not.toMatch(/already paid/);
     expect(sameX402Refusal(earlier)).toMatchObject({ code: 'chain_unavailable', retryAfterSeconds: 1 });
     expect(stoppedRefusal({ ...agent, status: 'suspended' })).toMatchObject({ code: 'agent_suspended' });
     expect(archivedRefusal({ ...agent, archivedAt: 1 })).toMatchObject({ code: 'agent_archived' });
