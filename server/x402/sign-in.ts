@@ -51,7 +51,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 function challengeFault(info: Partial<SIWxExtension['info']>): string | null {
   for (const [field, value] of Object.entries(info)) {
     const texts: unknown[] = Array.isArray(value) ? value : [value];
-    if (texts.some((text) => typeof text === 'string' && /\p{Cc}/u.test(text))) {
+    // U+2028 and U+2029 break lines too, where the text is read as lines.
+    if (texts.some((text) => typeof text === 'string' && /[\p{Cc}\p{Zl}\p{Zp}]/u.test(text))) {
       return `its ${field} holds a line break or another control character`;
     }
   }
@@ -96,7 +97,13 @@ export async function signIn(
   if (extension === null || chain === undefined) throw new Error('the offer takes no sign-in proof on this chain');
   const info = { ...extension.info, chainId, type, ...(chain.signatureScheme ? { signatureScheme: chain.signatureScheme } : {}) };
   // The message built before any key is asked: one the package refuses to write is the seller's fault,
-  // said as such, never signed.
+  // said as such, never signed. SIWE's nonce said in Coffer's words (the package says "line 9").
+  if (rail === 'base' && !/^[A-Za-z0-9]{8,}$/.test(String(info.nonce))) {
+    throw new CofferError(
+      'sign_in_not_offered',
+      "the seller's sign-in challenge cannot be signed: its nonce is not 8 or more letters and digits, as Sign-In With Ethereum writes one",
+    );
+  }
   try {
     createSIWxMessage(info, wallet);
   } catch (error) {

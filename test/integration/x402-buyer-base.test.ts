@@ -1029,6 +1029,20 @@ describe('Coffer pays x402 sellers on Base', () => {
         expectError(odd, 422, 'sign_in_not_offered');
         expect(odd.body.error).toMatch(/^the seller's sign-in challenge cannot be signed: /);
       }
+      // A nonce SIWE cannot carry is said so, not as the package's "line 9: invalid nonce".
+      const asked = await answerOf(await fetch(siwx.url), siwx.url);
+      const required = JSON.parse(Buffer.from(asked.headers['payment-required']!, 'base64').toString()) as {
+        extensions: Record<string, { info: Record<string, unknown> }>;
+      };
+      required.extensions['sign-in-with-x']!.info.nonce = 'not a nonce';
+      const spaced = await t.api('POST', t.withOwner('/v1/agents/base-siwx/x402/sign-in'), {
+        key: agent.apiKey,
+        body: { ...asked, headers: { ...asked.headers, 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } },
+      });
+      expectError(spaced, 422, 'sign_in_not_offered');
+      expect(spaced.body.error).toBe(
+        "the seller's sign-in challenge cannot be signed: its nonce is not 8 or more letters and digits, as Sign-In With Ethereum writes one",
+      );
       // payingFetch asks for it first, and is let in without paying.
       const again = await payingFetch(siwx.url, {}, { agent: agentOf('base-siwx', agent.apiKey) });
       expect(again.signedIn).toEqual({ address: agent.base });

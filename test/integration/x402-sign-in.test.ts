@@ -157,11 +157,16 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
       ['another version', (info) => (info.version = '2')],
       ['an unreadable time', (info) => (info.issuedAt = 'yesterday')],
       ['an end that is no time', (info) => (info.expirationTime = 'tomorrow')],
+      // U+2028 breaks a line too: said in Coffer's words, not the SIWS parser's ({"success":false,…}).
+      ['a line separator in its resources', (info) => (info.resources = ['https://a.example/\u2028x'])],
+      ['a paragraph separator in its request id', (info) => (info.requestId = 'r\u2029')],
     ];
     for (const [what, change] of cases) {
       const refused = await signIn('siwx-odd', agent.apiKey, challenged(change));
       expect([refused.status, refused.body.code], what).toEqual([422, 'sign_in_not_offered']);
       expect(refused.body.error, what).toMatch(/^the seller's sign-in challenge cannot be signed: /);
+      if (what.includes('separator'))
+        expect(refused.body.error, what).toMatch(/: its \w+ holds a line break or another control character$/);
     }
     // The challenge as the seller wrote it is signed as ever.
     const signed = await signIn('siwx-odd', agent.apiKey, asked);
