@@ -53,6 +53,20 @@ export function createX402Buyer(options: {
 function readX402Offer(answer: { headers: Record<string, string>; body: unknown }): X402Offer | null {
   let raw: unknown;
   const headers = new Headers(answer.headers);
+  // A header sent more than once reads as its copies joined by commas (which base64 never holds):
+  // the same terms sent twice are those terms; different ones are no offer Coffer could choose from.
+  const copies =
+    headers
+      .get('payment-required')
+      ?.split(',')
+      .map((copy) => copy.trim()) ?? [];
+  if (new Set(copies).size > 1) {
+    throw new CofferError(
+      'unreadable_402',
+      `the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is sent ${copies.length} times with different terms`,
+    );
+  }
+  if (copies.length > 1) headers.set('payment-required', copies[0]!);
   try {
     raw = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => headers.get(name), answer.body);
   } catch {

@@ -45,6 +45,13 @@ import { join } from 'node:path';
  * the official client scheme, within the agent's policy, and settles the payment from the seller's
  * PAYMENT-RESPONSE or from the chain.
  */
+/** An EVM address with one letter's case flipped: the same address, in a case that is no EIP-55 checksum. */
+const miscased = (address: string): string => {
+  const at = address.search(/[a-fA-F]/);
+  const letter = address[at]!;
+  return `${address.slice(0, at)}${letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase()}${address.slice(at + 1)}`;
+};
+
 describe('Coffer pays x402 sellers on Base', () => {
   let cluster: TestCluster;
   let node: TestEvmNode;
@@ -680,6 +687,18 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(resumed.body).toMatchObject({ paymentId: first.body.paymentId, header: first.body.header });
     });
 
+    it('answers a retry under its Idempotency-Key with the same payment, its asset spelled in any case', async () => {
+      const agent = await fundedAgent('asset-case-retry', '1.00');
+      const offer = await both({ sol: (await generateKeyPairSigner()).address, base: seller });
+      offer.required.accepts = offer.required.accepts.slice(1);
+      const first = await payX402('asset-case-retry', agent.apiKey, offer.answer(), 'case-1');
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      offer.required.accepts[0]!.asset = node.usdc.toLowerCase() as typeof node.usdc;
+      const again = await payX402('asset-case-retry', agent.apiKey, offer.answer(), 'case-1');
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(again.body).toMatchObject({ paymentId: first.body.paymentId, header: first.body.header });
+    });
+
     it('answers a retry under its Idempotency-Key with the same payment, whichever rail holds the funds now', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);
@@ -711,6 +730,13 @@ describe('Coffer pays x402 sellers on Base', () => {
         ["the token's own contract", (entry) => (entry.payTo = node.usdc), 422, 'unsupported_offer', /\(to the token's own contract\)$/],
         ['an amount of 0', (entry) => (entry.amount = '0'), 422, 'unsupported_offer', /in \S+ \(an amount of 0\)$/],
         ['a payTo that is no address', (entry) => (entry.payTo = 'hello'), 422, 'unsupported_offer', /\(its payTo not an EVM address\)$/],
+        [
+          "USDC's address in a letter case that is no checksum",
+          (entry) => (entry.asset = miscased(node.usdc)),
+          422,
+          'unsupported_offer',
+          new RegExp(`\\(this network's USDC in a letter case that is no checksum; ${node.usdc}\\)$`),
+        ],
         [
           'another token',
           (entry) => (entry.asset = `0x${'cd'.repeat(20)}`),
@@ -765,6 +791,26 @@ describe('Coffer pays x402 sellers on Base', () => {
           'the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is not base64-encoded JSON',
         );
       }
+      // Sent twice (joined by a comma, as fetch joins a header's copies): the same terms are those
+      // terms, paid; different ones are said to differ, nothing paid.
+      const offer = await both({ sol: (await generateKeyPairSigner()).address, base: seller });
+      offer.required.accepts = offer.required.accepts.slice(1);
+      const once = offer.answer().headers['payment-required'];
+      const twice = await payX402('unreadable-header', agent.apiKey, {
+        ...offer.answer(),
+        headers: { 'payment-required': `${once}, ${once}` },
+      });
+      expect([twice.status, twice.body.rail], JSON.stringify(twice.body)).toEqual([200, 'base']);
+      offer.required.accepts[0]!.amount = '20000';
+      const other = offer.answer().headers['payment-required'];
+      const differing = await payX402('unreadable-header', agent.apiKey, {
+        ...offer.answer(),
+        headers: { 'PAYMENT-REQUIRED': once, 'payment-required': other },
+      });
+      expectError(differing, 400, 'unreadable_402');
+      expect(differing.body.error).toBe(
+        'the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is sent 2 times with different terms',
+      );
     });
 
     it('refuses in words a rail the offer cannot be paid on, signing nothing', async () => {

@@ -171,9 +171,17 @@ function offeredHow(entry: X402Requirement, here: { rail: Rail; usdc: string } |
   return `${amount}${onRail}${memoFault(entry)}${by}`;
 }
 
-/** Why an entry's asset is not paid on its rail: not that network's USDC, whose address is said (nothing where it is). */
-const assetFault = ({ asset }: X402Requirement, { rail, usdc }: { rail: Rail; usdc: string }): string =>
-  isUsdcOn(rail, usdc, asset) ? '' : ` (not this network's USDC, ${usdc})`;
+/**
+ * Why an entry's asset is not paid on its rail: not that network's USDC, whose address is said, or
+ * on an EVM chain its address in a letter case that is no EIP-55 checksum, which an address mistyped
+ * would be too (nothing where it is paid).
+ */
+function assetFault({ asset }: X402Requirement, { rail, usdc }: { rail: Rail; usdc: string }): string {
+  if (isUsdcOn(rail, usdc, asset)) return '';
+  return rail === 'base' && asset.toLowerCase() === usdc.toLowerCase()
+    ? ` (this network's USDC in a letter case that is no checksum; ${usdc})`
+    : ` (not this network's USDC, ${usdc})`;
+}
 
 /**
  * A seller's text as the words quote it: as written where it is one plain word, else as a JSON

@@ -16,7 +16,7 @@ import type { AgentRecord, PaymentRecord } from '../ports/store.js';
 import type { PaidMemo, PaymentAsked } from './payment.js';
 import type { X402Offer } from '../ports/x402.js';
 import { type X402PayBody } from '../../wire/schemas.js';
-import { type Rail } from '../../wire/rails.js';
+import { checksummedEvmAddress, type Rail } from '../../wire/rails.js';
 import { addressOn, chainOf } from '../rails.js';
 import { settleX402 } from '../transfers/seller-sent.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
@@ -163,7 +163,8 @@ async function purchaseOn(
         each.requirement.network,
         each.recipient,
         each.requirement.amount.toString(),
-        each.requirement.asset,
+        // As the recipient is: an EVM address in any case is one asset (one spelling, one request).
+        each.rail === 'base' ? checksummedEvmAddress(each.requirement.asset) : each.requirement.asset,
         memoOf(each.requirement),
       ]),
     ]),
