@@ -811,6 +811,15 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(differing.body.error).toBe(
         'the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is sent 2 times with different terms',
       );
+      // v2's terms in the body alone: the seller's mistake named, not only "no v1 body".
+      const inBody = await payX402('unreadable-header', agent.apiKey, {
+        url: 'http://seller.example/x',
+        status: 402,
+        headers: {},
+        body: offer.required,
+      });
+      expectError(inBody, 400, 'unreadable_402');
+      expect(inBody.body.error).toMatch(/its body holds x402 v2 terms, which v2 sends in the PAYMENT-REQUIRED header/);
     });
 
     it('refuses in words a rail the offer cannot be paid on, signing nothing', async () => {

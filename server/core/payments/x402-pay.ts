@@ -43,8 +43,16 @@ export async function payX402(
   const agent = payingAgent(ctx, principal, agentId);
   const buyer = ctx.x402;
   const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
-  if (buyer !== null && offer === null)
-    throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
+  if (buyer !== null && offer === null) {
+    // x402 v2 terms in the body alone: a seller's mistake worth naming (v2 sends them in the header).
+    const v2InBody = (body.body as { x402Version?: unknown } | null)?.x402Version === 2;
+    throw new CofferError(
+      'unreadable_402',
+      v2InBody
+        ? 'the answer carries no x402 offer: its body holds x402 v2 terms, which v2 sends in the PAYMENT-REQUIRED header (base64 JSON), and no such header'
+        : 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)',
+    );
+  }
   // An approved purchase is paid on the rail it was held on, an entry its yes covers first; any
   // other, an entry the agent's policy and the registry's price allow first.
   const approved = body.approvalId === undefined ? undefined : heldTerms(ctx, agent, body.approvalId);
