@@ -95,7 +95,8 @@ export const noncePaidRefusal = (earlier: PaymentRecord | null): Refusal =>
         // Held, nothing is paid yet: it is the request the owner is asked, paid once if they say yes.
         earlier.status === 'held'
           ? `this nonce's payment (${earlier.id}) waits for the owner's yes: nothing is paid yet, and it is paid once if they approve; ask with that request's approvalId to pick it up`
-          : `this nonce was already paid (${earlier.id}); a paid API accepts it once`,
+          : // Its URL said where it has one (x402): two services paid at one address may share a memo.
+            `this nonce was already paid (${earlier.id}${earlier.resource === null ? '' : `, for ${earlier.resource}`}); a paid API accepts it once`,
       );
 
 /**

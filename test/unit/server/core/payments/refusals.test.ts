@@ -58,6 +58,10 @@ describe('the decisions on a payment answer a refusal as a value', () => {
     const held = noncePaidRefusal({ ...earlier, status: 'held' })!.message;
     expect(held).toMatch(/^this nonce's payment \(pay_1\) waits for the owner's yes: nothing is paid yet/);
     expect(held).not.toMatch(/already paid/);
+    // An x402 payment's URL is said: another service paid at the same address may have used the memo.
+    expect(noncePaidRefusal({ ...earlier, resource: 'https://api.example/weather' })!.message).toBe(
+      'this nonce was already paid (pay_1, for https://api.example/weather); a paid API accepts it once',
+    );
     expect(sameX402Refusal(earlier)).toMatchObject({ code: 'chain_unavailable', retryAfterSeconds: 1 });
     expect(stoppedRefusal({ ...agent, status: 'suspended' })).toMatchObject({ code: 'agent_suspended' });
     expect(archivedRefusal({ ...agent, archivedAt: 1 })).toMatchObject({ code: 'agent_archived' });
