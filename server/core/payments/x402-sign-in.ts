@@ -40,7 +40,10 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
   if (offer === null || challenge === null)
     throw new CofferError('sign_in_not_offered', 'the 402 offers no sign-in (no sign-in-with-x extension)');
   const asked = new URL(body.url);
-  if (challenge.domain !== asked.host || !URL.canParse(challenge.uri) || new URL(challenge.uri).origin !== asked.origin) {
+  // A uri with a user name (`http://bank@site`) is of the site's origin, but reads as another name on
+  // the lines the agent's key signs: refused as another site's.
+  const uri = URL.canParse(challenge.uri) ? new URL(challenge.uri) : null;
+  if (challenge.domain !== asked.host || uri === null || uri.origin !== asked.origin || uri.username !== '' || uri.password !== '') {
     throw new CofferError(
       'sign_in_wrong_origin',
       `the sign-in challenge is for ${challenge.domain} (${challenge.uri}), not ${asked.host}: a proof for another site is never signed`,

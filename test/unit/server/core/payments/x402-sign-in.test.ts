@@ -60,6 +60,10 @@ describe.each(STORES)('on the %s ledger', (store) => {
     await expectCofferError(signIn(offer({ domain: 'evil.example.test' })), 'sign_in_wrong_origin');
     await expectCofferError(signIn(offer({ uri: 'https://evil.example.test/forecast' })), 'sign_in_wrong_origin');
     await expectCofferError(signIn(offer({ uri: 'not a url' })), 'sign_in_wrong_origin');
+    // Of the site's origin, but with a user name that reads as another site on the signed lines.
+    const asUser = new URL(URL_PAID);
+    asUser.username = 'bank.example';
+    await expectCofferError(signIn(offer({ uri: asUser.href })), 'sign_in_wrong_origin');
     await expectCofferError(
       signIn(offer({ chains: [{ chainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', type: 'ed25519' }] })),
       'sign_in_not_offered',
