@@ -90,10 +90,18 @@ const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'c
 export async function callSellerCarrying(url: string, init: RequestInit, options: PayingFetchOptions, carried: string): Promise<Response> {
   if ((init.redirect ?? 'follow') !== 'follow') return callSeller(url, init, options);
   const origin = new URL(url).origin;
+  // One wait for the answer over every hop, as fetch's one call waits over its redirects.
+  const waitMs = answerWait(options.answerWaitMs);
+  const until = waitMs === null ? null : Date.now() + waitMs;
   let at = url;
   let request: RequestInit = init;
   for (let hops = 0; ; hops += 1) {
-    const response = await callSeller(at, { ...request, redirect: 'manual' }, options);
+    const left = until === null ? undefined : Math.max(1, until - Date.now());
+    const response = await callSeller(at, { ...request, redirect: 'manual' }, { ...options, answerWaitMs: left }).catch(
+      (error: unknown) => {
+        throw error instanceof NoAnswer && waitMs !== null ? new NoAnswer(waitMs) : error;
+      },
+    );
     const location = response.headers.get('location');
     if (!REDIRECTS.has(response.status) || location === null) return response;
     if (hops >= MOST_REDIRECTS) throw new TypeError(`${url} redirected more than ${MOST_REDIRECTS} times`);

@@ -49,7 +49,11 @@ beforeAll(async () => {
       .post('/keep', (_req, res) => res.redirect(307, '/echo'))
       .post('/echo', (req, res) => void res.json({ body: req.body }))
       .get('/loop', (_req, res) => res.redirect(302, '/loop'))
-      .get('/elsewhere', (_req, res) => res.redirect(302, 'ftp://example.test/file')),
+      .get('/elsewhere', (_req, res) => res.redirect(302, 'ftp://example.test/file'))
+      .get('/slow/:hop', (req, res) => {
+        const hop = Number(req.params.hop);
+        setTimeout(() => (hop < 2 ? res.redirect(302, `/slow/${hop + 1}`) : res.json({ at: 'seller' })), 150);
+      }),
   );
 });
 afterAll(async () => {
@@ -97,6 +101,14 @@ describe("a paid call's redirects", () => {
     expect((await paidCall('/form', form)).status).toBe(200);
     expect(seen[1]).toMatchObject({ path: '/paid', method: 'GET', body: '', contentType: null, payment: 'v1.receipt' });
     expect(await (await paidCall('/keep', form)).json()).toEqual({ body: 'q=1' });
+  });
+
+  it('are waited for within one answerWaitMs, as the hops of one fetch are', async () => {
+    const slow = (answerWaitMs: number) =>
+      callSellerCarrying(`${seller.url}/slow/0`, { headers: { 'X-Payment': 'v1.receipt' } }, { agent: AGENT, answerWaitMs }, 'X-Payment');
+    // Each hop answers within 0.2 s; the three together do not.
+    await expect(slow(200)).rejects.toThrow('no answer within 0.2 s');
+    expect(await (await slow(5_000)).json()).toEqual({ at: 'seller' });
   });
 
   it("end where fetch's would: too many is an error, a Location that is not HTTP(S) is the answer", async () => {
