@@ -459,7 +459,8 @@ describe('the 402 flow against the demo paid API', () => {
               .type('json')
               .send(await answer.text());
           })
-          .get('/steal', (_req, res) => void res.json({ at: 'another site' })),
+          .get('/steal', (_req, res) => void res.json({ at: 'another site' }))
+          .post('/submit', (_req, res) => res.redirect(303, '/weather')),
       );
       const elsewhere = relay.url.replace('127.0.0.1', 'localhost');
       try {
@@ -482,6 +483,19 @@ describe('the 402 flow against the demo paid API', () => {
         ]);
         // The receipt is still the agent's: no one else presented it.
         expect((await get('/weather?city=Lisbon', away.payment!.header.value)).status).toBe(200);
+        // A POST answered 303: the 402 came from the GET it led to, and the paid call is that GET.
+        seen.length = 0;
+        const submitted = await payingFetch(
+          `${relay.url}/submit`,
+          { method: 'POST', body: 'q=1' },
+          { agent: agentOf(agent, 'redirected') },
+        );
+        expect([submitted.response.status, (await json(submitted.response)).city]).toEqual([200, 'Lisbon']);
+        expect(seen.map(({ path, receipt }) => [path, receipt === null ? null : 'receipt'])).toEqual([
+          ['/submit', null],
+          ['/weather', null],
+          ['/weather', 'receipt'],
+        ]);
       } finally {
         await close(relay.server);
       }

@@ -16,6 +16,11 @@ export interface PayingFetchOptions {
   agent: PayingAgent;
   /** Shown in the spend history; defaults to "METHOD URL". */
   description?: string;
+  /**
+   * The fetch every call goes through (Coffer's too). It must answer a call with `redirect: 'manual'`
+   * as Node's does, with the redirect itself (its status and Location): payingFetch follows a seller's
+   * redirects itself, to keep the payment's header to the seller it is for (seller-call.ts).
+   */
   fetch?: typeof fetch;
   /** How often a transport failure is retried (same payment, same receipt). Default 2. */
   retries?: number;

@@ -11,7 +11,7 @@ import { unpaid, type PaidResponse } from './paid-response.js';
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError } from './payment-error.js';
 import { sellerAsked } from './seller-402.js';
-import { answerWait, callSeller } from './seller-call.js';
+import { answerWait, callSellerFollowing, type SellerRequest } from './seller-call.js';
 import { payX402Offer } from './x402-offer.js';
 
 /**
@@ -39,8 +39,9 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   checkCallable(url, init);
   answerWait(options.answerWaitMs);
   let first: Response;
+  let reached: SellerRequest;
   try {
-    first = await callSeller(url, init, options);
+    ({ response: first, request: reached } = await callSellerFollowing(url, init, options));
   } catch (error) {
     // Picking a request up, the owner's yes may have paid already (Coffer's 402 is paid at the yes):
     // the request stands, for the next try to pick up again.
@@ -52,17 +53,25 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   }
   if (first.status !== 402) return unpaid(first);
 
-  // The URL that asked for payment: the one asked, or where its redirects led (http to https, a
-  // site's other name). The payment is for that seller, and its paid call goes there: sent to the URL
-  // asked, its redirects would take the payment along to whatever site they lead to next.
-  const offeredAt = first.redirected && URL.canParse(first.url) ? first.url : url;
-  const seller = await sellerAsked(offeredAt, init, first);
+  // The request that was asked for payment: the one made, or where its redirects led (http to https,
+  // a site's other name), as they changed it (a 303's GET, the credentials of the site left dropped).
+  // The payment is for that seller, and its paid call goes there as that request: sent as the call
+  // made, its redirects would take the payment along to whatever site they lead to next.
+  const { url: offeredAt, init: offeredInit } = reached;
+  const redirected = offeredAt !== url;
+  if (new URL(url).protocol === 'https:' && new URL(offeredAt).protocol === 'http:') {
+    throw new PaymentError(
+      'unsupported_offer',
+      `${url} redirected to ${offeredAt}, which asked for payment over plain HTTP: a payment asked over HTTPS is not sent in the clear; nothing was paid`,
+    );
+  }
+  const seller = await sellerAsked(offeredAt, offeredInit, first);
   const offer = readOffer(first.headers, seller.body);
   if (offer === null) {
     throw new PaymentError('unreadable_402', `${offeredAt} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
-  // Sign-in is tried where offered, never after a redirect: the proof would be for the URL asked, not
-  // the one that answered.
-  if (offer.kind === 'x402') return payX402Offer(offeredAt, init, seller, offer.signIn && !first.redirected, options);
-  return payCoffers402(offeredAt, init, offer.instructions, options);
+  // Sign-in is tried where offered and the call was not redirected: a proof is for one site, and where
+  // the site asked is not the one that answered, which of them the agent meant to be let in by is not known.
+  if (offer.kind === 'x402') return payX402Offer(offeredAt, offeredInit, seller, offer.signIn && !redirected, options);
+  return payCoffers402(offeredAt, offeredInit, offer.instructions, options);
 }

@@ -79,44 +79,68 @@ const MOST_REDIRECTS = 20;
 /** Headers that describe a body, left out where a redirect turns the request into a GET without one. */
 const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location', 'content-length'];
 
+/** What fetch (undici) drops on a redirect to another origin: the caller's credentials for the one it leaves. */
+const CREDENTIALS = ['authorization', 'proxy-authorization', 'cookie', 'host'];
+
+/** A request to the seller as it stands after its redirects: the URL it reached, and how it was asked there. */
+export interface SellerRequest {
+  url: string;
+  init: RequestInit;
+}
+
 /**
- * The seller's URL called with a payment (or a proof) in header `carried`: redirects followed as fetch
- * follows them, but that header is sent to the URL's own origin only. Security invariant: fetch drops
- * only `Authorization` on a redirect to another origin, and a payment header another site is sent is
- * the agent's purchase in its hands (a receipt or an authorization it can present, and be answered
- * for, in the agent's place). Once a redirect has left the origin the header is not sent again, as
- * fetch does with `Authorization`. A caller's own `redirect` other than follow is fetch's to apply.
+ * The seller's URL called, its redirects followed here as fetch follows them (301/302 of a POST and
+ * 303 asked again as a GET without the body, 20 at most, HTTP(S) only, the caller's credentials
+ * dropped on leaving an origin), under one answer wait for them all; answered with the last answer
+ * and the request that brought it, which is where a payment for that answer goes. A caller's own
+ * `redirect` other than follow is fetch's to apply.
+ *
+ * Security invariant: `carried`, the header a payment (or a proof) is in, is sent to the origin the
+ * call began at only, and never again once a redirect left it, as the credentials are: a payment
+ * header another site is sent is the agent's purchase in its hands (a receipt or an authorization it
+ * can present, and be answered for, in the agent's place), and fetch itself would send it along.
  */
-export async function callSellerCarrying(url: string, init: RequestInit, options: PayingFetchOptions, carried: string): Promise<Response> {
-  if ((init.redirect ?? 'follow') !== 'follow') return callSeller(url, init, options);
-  const origin = new URL(url).origin;
+export async function callSellerFollowing(
+  url: string,
+  init: RequestInit,
+  options: PayingFetchOptions,
+  carried: string | null = null,
+): Promise<{ response: Response; request: SellerRequest }> {
+  if ((init.redirect ?? 'follow') !== 'follow') return { response: await callSeller(url, init, options), request: { url, init } };
   // One wait for the answer over every hop, as fetch's one call waits over its redirects.
   const waitMs = answerWait(options.answerWaitMs);
   const until = waitMs === null ? null : Date.now() + waitMs;
-  let at = url;
-  let request: RequestInit = init;
+  let request: SellerRequest = { url, init };
   for (let hops = 0; ; hops += 1) {
     const left = until === null ? undefined : Math.max(1, until - Date.now());
-    const response = await callSeller(at, { ...request, redirect: 'manual' }, { ...options, answerWaitMs: left }).catch(
+    const response = await callSeller(request.url, { ...request.init, redirect: 'manual' }, { ...options, answerWaitMs: left }).catch(
       (error: unknown) => {
         throw error instanceof NoAnswer && waitMs !== null ? new NoAnswer(waitMs) : error;
       },
     );
     const location = response.headers.get('location');
-    if (!REDIRECTS.has(response.status) || location === null) return response;
-    if (hops >= MOST_REDIRECTS) throw new TypeError(`${url} redirected more than ${MOST_REDIRECTS} times`);
-    const next = new URL(location, at);
-    // fetch follows nothing but HTTP(S): any other Location is the answer itself.
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') return response;
+    if (!REDIRECTS.has(response.status) || location === null) return { response, request };
     await response.body?.cancel().catch(() => undefined);
-    const headers = new Headers(request.headers);
-    if (next.origin !== origin) headers.delete(carried);
+    // Where fetch would fail the call (a network error), so does this.
+    if (hops >= MOST_REDIRECTS) throw new TypeError(`${url} redirected more than ${MOST_REDIRECTS} times`);
+    const next = URL.canParse(location, request.url) ? new URL(location, request.url) : null;
+    if (next === null || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+      throw new TypeError(`${request.url} redirected to ${JSON.stringify(location)}, which is no HTTP(S) URL`);
+    }
+    const headers = new Headers(request.init.headers);
+    if (next.origin !== new URL(request.url).origin) {
+      for (const name of CREDENTIALS) headers.delete(name);
+      if (carried !== null) headers.delete(carried);
+    }
     // As fetch does: a 303 (but to a HEAD), and a 301 or 302 to a POST, is followed as a GET without the body.
-    const method = (request.method ?? 'GET').toUpperCase();
+    const method = (request.init.method ?? 'GET').toUpperCase();
     const asGet =
       (response.status === 303 && method !== 'HEAD') || ((response.status === 301 || response.status === 302) && method === 'POST');
     if (asGet) for (const name of BODY_HEADERS) headers.delete(name);
-    request = { ...request, headers, ...(asGet ? { method: 'GET', body: null } : {}) };
-    at = next.href;
+    request = { url: next.href, init: { ...request.init, headers, ...(asGet ? { method: 'GET', body: null } : {}) } };
   }
 }
+
+/** A paid call (the payment in header `carried`): callSellerFollowing's last answer. */
+export const callSellerCarrying = async (url: string, init: RequestInit, options: PayingFetchOptions, carried: string): Promise<Response> =>
+  (await callSellerFollowing(url, init, options, carried)).response;

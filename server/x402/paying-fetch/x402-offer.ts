@@ -14,7 +14,7 @@ import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { approvedFor } from './picked-up.js';
 import { sellerAsked, headersOf, type SellerAsked } from './seller-402.js';
-import { NoAnswer, callSeller, callSellerCarrying, paidButNoAnswer } from './seller-call.js';
+import { NoAnswer, callSeller, callSellerCarrying, callSellerFollowing, paidButNoAnswer } from './seller-call.js';
 
 /**
  * The x402 path: the 402 goes to Coffer as it came, Coffer answers the header to retry with (or
@@ -131,7 +131,7 @@ async function boughtByCoffer(
  */
 async function sellerAfterYes(url: string, init: RequestInit, options: PayingFetchOptions): Promise<Response> {
   try {
-    return await withRetries(options.retries ?? 2, () => callSeller(url, init, options));
+    return await withRetries(options.retries ?? 2, async () => (await callSellerFollowing(url, init, options)).response);
   } catch (error) {
     throw new PaymentError(
       'url_unreachable',

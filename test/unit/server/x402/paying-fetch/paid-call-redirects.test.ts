@@ -1,6 +1,7 @@
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callSellerCarrying } from '../../../../../server/x402/paying-fetch/seller-call.js';
+import { callSellerCarrying, callSellerFollowing } from '../../../../../server/x402/paying-fetch/seller-call.js';
+import { payingFetch } from '../../../../../server/x402/paying-fetch/paying-fetch.js';
 import { close, listen } from '../../../../helpers/http-server.js';
 
 /**
@@ -9,7 +10,16 @@ import { close, listen } from '../../../../helpers/http-server.js';
  * 127.0.0.1, another site at `localhost` (another origin, the same machine).
  */
 const AGENT = { cofferUrl: 'http://127.0.0.1:1', owner: 'o', agentId: 'a', apiKey: 'k' };
-const seen: { site: string; path: string; method: string; payment: string | null; body: string; contentType: string | null }[] = [];
+const seen: {
+  site: string;
+  path: string;
+  method: string;
+  payment: string | null;
+  authorization: string | null;
+  cookie: string | null;
+  body: string;
+  contentType: string | null;
+}[] = [];
 let seller: Awaited<ReturnType<typeof listen>>;
 let other: Awaited<ReturnType<typeof listen>>;
 let otherUrl: string;
@@ -23,6 +33,8 @@ const recording = (site: string) => {
       path: req.originalUrl,
       method: req.method,
       payment: req.get('x-payment') ?? null,
+      authorization: req.get('authorization') ?? null,
+      cookie: req.get('cookie') ?? null,
       body: typeof req.body === 'string' ? req.body : '',
       contentType: req.get('content-type') ?? null,
     });
@@ -70,13 +82,13 @@ const paidCall = (path: string, init: RequestInit = {}) =>
   );
 
 describe("a paid call's redirects", () => {
-  it('never take the payment header to another site', async () => {
+  it("never take the payment header, nor the caller's credentials, to another site", async () => {
     seen.length = 0;
-    const response = await paidCall('/away');
+    const response = await paidCall('/away', { headers: { authorization: 'Bearer seller-token', cookie: 'session=1' } });
     expect(await response.json()).toEqual({ at: 'other' });
     expect(seen).toMatchObject([
-      { site: 'seller', path: '/away', payment: 'v1.receipt' },
-      { site: 'other', path: '/steal', payment: null },
+      { site: 'seller', path: '/away', payment: 'v1.receipt', authorization: 'Bearer seller-token', cookie: 'session=1' },
+      { site: 'other', path: '/steal', payment: null, authorization: null, cookie: null },
     ]);
     // Nor back to the seller once a redirect has left its origin (as fetch does with Authorization).
     seen.length = 0;
@@ -103,6 +115,12 @@ describe("a paid call's redirects", () => {
     expect(await (await paidCall('/keep', form)).json()).toEqual({ body: 'q=1' });
   });
 
+  it('answer the request that reached the last answer: where, and how it was asked there', async () => {
+    const { response, request } = await callSellerFollowing(`${seller.url}/form`, { method: 'POST', body: 'q=1' }, { agent: AGENT });
+    expect(response.status).toBe(200);
+    expect(request).toMatchObject({ url: `${seller.url}/paid`, init: { method: 'GET', body: null } });
+  });
+
   it('are waited for within one answerWaitMs, as the hops of one fetch are', async () => {
     const slow = (answerWaitMs: number) =>
       callSellerCarrying(`${seller.url}/slow/0`, { headers: { 'X-Payment': 'v1.receipt' } }, { agent: AGENT, answerWaitMs }, 'X-Payment');
@@ -111,12 +129,38 @@ describe("a paid call's redirects", () => {
     expect(await (await slow(5_000)).json()).toEqual({ at: 'seller' });
   });
 
-  it("end where fetch's would: too many is an error, a Location that is not HTTP(S) is the answer", async () => {
+  it("end where fetch's would: too many, or a Location that is not HTTP(S), is an error", async () => {
     await expect(paidCall('/loop')).rejects.toThrow(/redirected more than 20 times/);
-    const elsewhere = await paidCall('/elsewhere');
-    expect(elsewhere.status).toBe(302);
+    await expect(paidCall('/elsewhere')).rejects.toThrow(/redirected to "ftp:\/\/example.test\/file", which is no HTTP\(S\) URL/);
     // A caller that asked for the redirect itself gets it, as fetch gives it.
     const manual = await paidCall('/away', { redirect: 'manual' });
     expect([manual.status, manual.headers.get('location')]).toEqual([302, `${otherUrl}/steal`]);
+  });
+});
+
+describe('a 402 reached through redirects', () => {
+  it('asked over HTTPS and asking for payment over plain HTTP is not paid', async () => {
+    const called: string[] = [];
+    const fake: typeof fetch = async (input) => {
+      const url = String(input);
+      called.push(url);
+      if (url.startsWith('https:')) return new Response(null, { status: 302, headers: { location: 'http://seller.example/data' } });
+      const terms = {
+        code: 'payment_required',
+        amount: '0.01',
+        currency: 'USDC',
+        recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
+        network: 'sim',
+        nonce: 'n'.repeat(40),
+      };
+      return new Response(JSON.stringify(terms), { status: 402, headers: { 'content-type': 'application/json' } });
+    };
+    await expect(payingFetch('https://seller.example/data', {}, { agent: AGENT, fetch: fake })).rejects.toMatchObject({
+      code: 'unsupported_offer',
+      message:
+        'https://seller.example/data redirected to http://seller.example/data, which asked for payment over plain HTTP: a payment asked over HTTPS is not sent in the clear; nothing was paid',
+    });
+    // Coffer was never asked: nothing paid.
+    expect(called).toEqual(['https://seller.example/data', 'http://seller.example/data']);
   });
 });
