@@ -104,10 +104,22 @@ export function readOffer(headers: Headers, body: unknown): Offer {
   return null;
 }
 
+/**
+ * A PAYMENT-REQUIRED header's one value: a header a seller sends more than once reads as its copies
+ * joined by commas (which base64 never holds), the same terms sent twice are those terms; null where
+ * the copies differ (no offer to choose from), or there is none.
+ */
+export function onePaymentRequired(header: string): string | null {
+  const copies = [...new Set(header.split(',').map((copy) => copy.trim()))].filter((copy) => copy !== '');
+  return copies.length === 1 ? copies[0]! : null;
+}
+
 /** Whether a v2 PAYMENT-REQUIRED header (base64 JSON) carries x402's `sign-in-with-x` extension. */
 function offersSignIn(header: string): boolean {
+  const one = onePaymentRequired(header);
+  if (one === null) return false;
   try {
-    const required = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { extensions?: Record<string, unknown> };
+    const required = JSON.parse(Buffer.from(one, 'base64').toString('utf8')) as { extensions?: Record<string, unknown> };
     return typeof required.extensions?.['sign-in-with-x'] === 'object';
   } catch {
     return false;

@@ -98,7 +98,7 @@ export async function signIn(
   const info = { ...extension.info, chainId, type, ...(chain.signatureScheme ? { signatureScheme: chain.signatureScheme } : {}) };
   // The message built before any key is asked: one the package refuses to write is the seller's fault,
   // said as such, never signed. SIWE's nonce said in Coffer's words (the package says "line 9").
-  if (rail === 'base' && !/^[A-Za-z0-9]{8,}$/.test(String(info.nonce))) {
+  if (rail === 'base' && (typeof info.nonce !== 'string' || !/^[A-Za-z0-9]{8,}$/.test(info.nonce))) {
     throw new CofferError(
       'sign_in_not_offered',
       "the seller's sign-in challenge cannot be signed: its nonce is not 8 or more letters and digits, as Sign-In With Ethereum writes one",

@@ -1,5 +1,6 @@
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { parsePaymentRequired } from '@x402/core/schemas';
+import { onePaymentRequired } from './payment-required.js';
 import { CofferError } from '../wire/errors.js';
 import type { X402Buyer, X402Names, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
 import type { Rail } from '../wire/rails.js';
@@ -53,20 +54,19 @@ export function createX402Buyer(options: {
 function readX402Offer(answer: { headers: Record<string, string>; body: unknown }): X402Offer | null {
   let raw: unknown;
   const headers = new Headers(answer.headers);
-  // A header sent more than once reads as its copies joined by commas (which base64 never holds):
-  // the same terms sent twice are those terms; different ones are no offer Coffer could choose from.
-  const copies =
-    headers
-      .get('payment-required')
-      ?.split(',')
-      .map((copy) => copy.trim()) ?? [];
-  if (new Set(copies).size > 1) {
-    throw new CofferError(
-      'unreadable_402',
-      `the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is sent ${copies.length} times with different terms`,
-    );
+  // A header sent more than once (payment-required.ts onePaymentRequired): the same terms twice are
+  // those terms; different ones are no offer Coffer could choose from.
+  const sent = headers.get('payment-required');
+  if (sent !== null) {
+    const one = onePaymentRequired(sent);
+    if (one === null && sent.includes(',')) {
+      throw new CofferError(
+        'unreadable_402',
+        `the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is sent ${sent.split(',').length} times with different terms`,
+      );
+    }
+    if (one !== null) headers.set('payment-required', one);
   }
-  if (copies.length > 1) headers.set('payment-required', copies[0]!);
   try {
     raw = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => headers.get(name), answer.body);
   } catch {

@@ -798,7 +798,8 @@ describe('Coffer pays x402 sellers on Base', () => {
       const once = offer.answer().headers['payment-required'];
       const twice = await payX402('unreadable-header', agent.apiKey, {
         ...offer.answer(),
-        headers: { 'payment-required': `${once}, ${once}` },
+        // A trailing comma (an empty copy) is no other terms.
+        headers: { 'payment-required': `${once}, ${once}, ` },
       });
       expect([twice.status, twice.body.rail], JSON.stringify(twice.body)).toEqual([200, 'base']);
       offer.required.accepts[0]!.amount = '20000';
@@ -1089,15 +1090,18 @@ describe('Coffer pays x402 sellers on Base', () => {
       const required = JSON.parse(Buffer.from(asked.headers['payment-required']!, 'base64').toString()) as {
         extensions: Record<string, { info: Record<string, unknown> }>;
       };
-      required.extensions['sign-in-with-x']!.info.nonce = 'not a nonce';
-      const spaced = await t.api('POST', t.withOwner('/v1/agents/base-siwx/x402/sign-in'), {
-        key: agent.apiKey,
-        body: { ...asked, headers: { ...asked.headers, 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } },
-      });
-      expectError(spaced, 422, 'sign_in_not_offered');
-      expect(spaced.body.error).toBe(
-        "the seller's sign-in challenge cannot be signed: its nonce is not 8 or more letters and digits, as Sign-In With Ethereum writes one",
-      );
+      // Spaced, or left out (read as "undefined" it passed the check, to the package's words).
+      for (const nonce of ['not a nonce', undefined]) {
+        required.extensions['sign-in-with-x']!.info.nonce = nonce;
+        const spaced = await t.api('POST', t.withOwner('/v1/agents/base-siwx/x402/sign-in'), {
+          key: agent.apiKey,
+          body: { ...asked, headers: { ...asked.headers, 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } },
+        });
+        expectError(spaced, 422, 'sign_in_not_offered');
+        expect(spaced.body.error, String(nonce)).toBe(
+          "the seller's sign-in challenge cannot be signed: its nonce is not 8 or more letters and digits, as Sign-In With Ethereum writes one",
+        );
+      }
       // payingFetch asks for it first, and is let in without paying.
       const again = await payingFetch(siwx.url, {}, { agent: agentOf('base-siwx', agent.apiKey) });
       expect(again.signedIn).toEqual({ address: agent.base });

@@ -86,6 +86,9 @@ export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, al
               : `; on ${railName(alsoShort.rail)}, where the offer is payable too, ${formatUsdc(alsoShort.free < 0n ? 0n : alsoShort.free)}`),
       );
 
+/** What an earlier payment bought, where it says (an x402 payment's URL): ", for <url>". */
+const forWhat = (earlier: PaymentRecord): string => (earlier.resource === null ? '' : `, for ${earlier.resource}`);
+
 /** A paid API's nonce is paid once per recipient: `earlier` is a live payment of it. */
 export const noncePaidRefusal = (earlier: PaymentRecord | null): Refusal =>
   earlier === null
@@ -94,9 +97,9 @@ export const noncePaidRefusal = (earlier: PaymentRecord | null): Refusal =>
         'nonce_already_paid',
         // Held, nothing is paid yet: it is the request the owner is asked, paid once if they say yes.
         earlier.status === 'held'
-          ? `this nonce's payment (${earlier.id}) waits for the owner's yes: nothing is paid yet, and it is paid once if they approve; ask with that request's approvalId to pick it up`
+          ? `this nonce's payment (${earlier.id}${forWhat(earlier)}) waits for the owner's yes: nothing is paid yet, and it is paid once if they approve; ask with the approvalId its request was answered with to pick it up`
           : // Its URL said where it has one (x402): two services paid at one address may share a memo.
-            `this nonce was already paid (${earlier.id}${earlier.resource === null ? '' : `, for ${earlier.resource}`}); a paid API accepts it once`,
+            `this nonce was already paid (${earlier.id}${forWhat(earlier)}); a paid API accepts it once`,
       );
 
 /**

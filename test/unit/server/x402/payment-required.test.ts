@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paymentRequiredBody, readOffer } from '../../../../server/x402/payment-required.js';
+import { onePaymentRequired, paymentRequiredBody, readOffer } from '../../../../server/x402/payment-required.js';
 
 const SOLANA_RECIPIENT = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const BASE_RECIPIENT = '0x558d9e5a2b8e4b7f1f9c7d0b0e6c4b0a3e2f1d9c';
@@ -49,5 +49,17 @@ describe("Coffer's 402, as a paying client reads it", () => {
       expect(read.base).toBeNull();
       expect(read.recipient).toBe(SOLANA_RECIPIENT);
     }
+  });
+});
+
+describe('a PAYMENT-REQUIRED header sent more than once', () => {
+  const terms = Buffer.from(JSON.stringify({ x402Version: 2, accepts: [], extensions: { 'sign-in-with-x': {} } })).toString('base64');
+  it('is its terms where the copies are the same (joined by commas, as fetch joins them), none where they differ', () => {
+    expect(onePaymentRequired(terms)).toBe(terms);
+    expect(onePaymentRequired(`${terms}, ${terms}, `)).toBe(terms);
+    expect(onePaymentRequired(`${terms}, ${Buffer.from('{}').toString('base64')}`)).toBeNull();
+    expect(onePaymentRequired(' , ')).toBeNull();
+    // Its sign-in is read from the one copy (it was missed: the joined text is no base64 JSON).
+    expect(readOffer(new Headers({ 'payment-required': `${terms}, ${terms}` }), {})).toMatchObject({ kind: 'x402', signIn: true });
   });
 });

@@ -57,6 +57,9 @@ describe('the decisions on a payment answer a refusal as a value', () => {
     // One held for the owner's yes is not called paid: nothing moved, and it is the request they are asked.
     const held = noncePaidRefusal({ ...earlier, status: 'held' })!.message;
     expect(held).toMatch(/^this nonce's payment \(pay_1\) waits for the owner's yes: nothing is paid yet/);
+    expect(noncePaidRefusal({ ...earlier, status: 'held', resource: 'https://api.example/quote' })!.message).toMatch(
+      /^this nonce's payment \(pay_1, for https:\/\/api\.example\/quote\) waits for the owner's yes: .*ask with the approvalId its request was answered with/,
+    );
     expect(held).not.toMatch(/already paid/);
     // An x402 payment's URL is said: another service paid at the same address may have used the memo.
     expect(noncePaidRefusal({ ...earlier, resource: 'https://api.example/weather' })!.message).toBe(
