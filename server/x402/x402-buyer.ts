@@ -62,7 +62,7 @@ function readX402Offer(answer: { headers: Record<string, string>; body: unknown 
     if (one === null && sent.includes(',')) {
       throw new CofferError(
         'unreadable_402',
-        `the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is sent ${sent.split(',').length} times with different terms`,
+        `the x402 offer does not follow the protocol: its PAYMENT-REQUIRED header is sent ${sent.split(',').filter((copy) => copy.trim() !== '').length} times with different terms`,
       );
     }
     if (one !== null) headers.set('payment-required', one);

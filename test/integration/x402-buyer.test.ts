@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import express from 'express';
+import { close, listen } from '../helpers/http-server.js';
 import { address, generateKeyPairSigner, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { usdcOn } from '../helpers/cluster-usdc.js';
@@ -225,6 +227,47 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
     },
   );
+
+  it("a purchase held for the owner whose URL redirects elsewhere after the yes: the other URL's 402 is not paid under it", async () => {
+    const agentId = 'held-moved';
+    const agent = await fundedX402Agent(agentId, '1.00', { askAbove: '0' });
+    const served = v2.served;
+    // One server under two names (127.0.0.1, localhost): it passes the seller's answers on, until it
+    // moves the URL asked to its other name.
+    let moved = false;
+    const relay = await listen(
+      express().get('/item', async (req, res) => {
+        if (moved && req.hostname === '127.0.0.1') return res.redirect(302, `${elsewhere}/item`);
+        const payment = req.get('payment-signature');
+        const answer = await fetch(v2.url, { headers: payment === undefined ? {} : { 'payment-signature': payment } });
+        for (const name of ['payment-required', 'payment-response', 'content-type']) {
+          const value = answer.headers.get(name);
+          if (value !== null) res.set(name, value);
+        }
+        res.status(answer.status).send(Buffer.from(await answer.arrayBuffer()));
+      }),
+    );
+    const elsewhere = relay.url.replace('127.0.0.1', 'localhost');
+    try {
+      let held: { approvalId: string } | null = null;
+      const buying = payingFetch(
+        `${relay.url}/item`,
+        {},
+        { agent: agentOf(agentId, agent.apiKey), onHeld: (approval) => (held = approval) },
+      );
+      for (let i = 0; i < 100 && held === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      moved = true;
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${held!.approvalId}/approve`))).body.status).toBe('approved');
+      await expect(buying).rejects.toMatchObject({
+        code: 'unsupported_offer',
+        message: `${relay.url}/item now redirects to ${elsewhere}/item, which asked for payment: the owner's yes was for ${relay.url}/item; nothing was paid`,
+      });
+      expect(v2.served).toBe(served);
+      expect((await history(agentId, agent.apiKey)).filter((entry) => entry.status !== 'held')).toEqual([]);
+    } finally {
+      await close(relay.server);
+    }
+  });
 
   it('a purchase held for an earlier call that went away: payingFetch given its approvalId waits for that yes and buys once under it, asking nothing anew', async () => {
     const agentId = 'held-resumed';

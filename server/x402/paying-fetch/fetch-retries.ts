@@ -5,12 +5,12 @@
 import { CofferApiError } from '../../client/client-error.js';
 import { byCaller } from './caller-callbacks.js';
 import { PaymentError } from './payment-error.js';
-import { NoAnswer } from './seller-call.js';
+import { NoAnswer, RedirectFailure } from './seller-call.js';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Retries a transport failure (a thrown fetch, or Coffer not answering), never an HTTP answer, a
- * PaymentError, nor a seller's answer waited for in vain (NoAnswer).
+ * PaymentError, nor a seller's answer waited for in vain (NoAnswer), nor redirects fetch fails on (RedirectFailure).
  */
 export async function withRetries<T>(retries: number, attempt: () => Promise<T>): Promise<T> {
   for (let tries = 0; ; tries += 1) {
@@ -18,7 +18,7 @@ export async function withRetries<T>(retries: number, attempt: () => Promise<T>)
       return await attempt();
     } catch (error) {
       const answered = error instanceof CofferApiError && (error.status !== 0 || error instanceof PaymentError);
-      if (answered || byCaller(error) || error instanceof NoAnswer || tries >= retries) throw error;
+      if (answered || byCaller(error) || error instanceof NoAnswer || error instanceof RedirectFailure || tries >= retries) throw error;
       await sleep(100 * 2 ** tries);
     }
   }

@@ -11,7 +11,7 @@ import { unpaid, type PaidResponse } from './paid-response.js';
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError } from './payment-error.js';
 import { sellerAsked } from './seller-402.js';
-import { answerWait, callSellerFollowing, type SellerRequest } from './seller-call.js';
+import { answerWait, callSellerFollowing, clearTextRefusal, type SellerRequest } from './seller-call.js';
 import { payX402Offer } from './x402-offer.js';
 
 /**
@@ -43,13 +43,7 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   try {
     ({ response: first, request: reached } = await callSellerFollowing(url, init, options));
   } catch (error) {
-    // Picking a request up, the owner's yes may have paid already (Coffer's 402 is paid at the yes):
-    // the request stands, for the next try to pick up again.
-    const paid =
-      options.approvalId === undefined
-        ? 'nothing was paid'
-        : `nothing was paid by this call; request ${options.approvalId} stands (a yes to a Coffer 402 paid it at once): try again with it, not without`;
-    throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); ${paid}`);
+    throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); ${nothingPaid(options)}`);
   }
   if (first.status !== 402) return unpaid(first);
 
@@ -59,12 +53,8 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   // made, its redirects would take the payment along to whatever site they lead to next.
   const { url: offeredAt, init: offeredInit } = reached;
   const redirected = offeredAt !== url;
-  if (new URL(url).protocol === 'https:' && new URL(offeredAt).protocol === 'http:') {
-    throw new PaymentError(
-      'unsupported_offer',
-      `${url} redirected to ${offeredAt}, which asked for payment over plain HTTP: a payment asked over HTTPS is not sent in the clear; nothing was paid`,
-    );
-  }
+  const inTheClear = clearTextRefusal(url, offeredAt);
+  if (inTheClear !== null) throw new PaymentError('unsupported_offer', `${inTheClear}; ${nothingPaid(options)}`);
   const seller = await sellerAsked(offeredAt, offeredInit, first);
   const offer = readOffer(first.headers, seller.body);
   if (offer === null) {
@@ -75,3 +65,12 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   if (offer.kind === 'x402') return payX402Offer(offeredAt, offeredInit, seller, offer.signIn && !redirected, options);
   return payCoffers402(offeredAt, offeredInit, offer.instructions, options);
 }
+
+/**
+ * That nothing was paid, in words. Picking a request up, the owner's yes may have paid already
+ * (Coffer's 402 is paid at the yes): the request stands, for the next try to pick up again.
+ */
+const nothingPaid = (options: PayingFetchOptions): string =>
+  options.approvalId === undefined
+    ? 'nothing was paid'
+    : `nothing was paid by this call; request ${options.approvalId} stands (a yes to a Coffer 402 paid it at once): try again with it, not without`;

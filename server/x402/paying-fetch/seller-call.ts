@@ -15,11 +15,19 @@ export class NoAnswer extends Error {
   }
 }
 
+/**
+ * A seller's redirects that fetch would fail on (more than 20, a Location that is no HTTP(S) URL): an
+ * answer, not a transport failure to retry (the same answer would come again).
+ */
+export class RedirectFailure extends Error {}
+
 /** Why a paid call (the payment made, its header sent) brought no answer, in words. */
 export const paidButNoAnswer = (url: string, error: unknown): string =>
   error instanceof NoAnswer
     ? `paid, but ${url} gave no answer within ${error.waitMs / 1000} s`
-    : `paid, but ${url} could not be reached: ${(error as Error).message}`;
+    : error instanceof RedirectFailure
+      ? `paid, but ${error.message}`
+      : `paid, but ${url} could not be reached: ${(error as Error).message}`;
 
 /** The longest a timer waits (setTimeout fires at once past it). */
 const LONGEST_WAIT_MS = 2_147_483_647;
@@ -122,24 +130,34 @@ export async function callSellerFollowing(
     if (!REDIRECTS.has(response.status) || location === null) return { response, request };
     await response.body?.cancel().catch(() => undefined);
     // Where fetch would fail the call (a network error), so does this.
-    if (hops >= MOST_REDIRECTS) throw new TypeError(`${url} redirected more than ${MOST_REDIRECTS} times`);
+    if (hops >= MOST_REDIRECTS) throw new RedirectFailure(`${url} redirected more than ${MOST_REDIRECTS} times`);
     const next = URL.canParse(location, request.url) ? new URL(location, request.url) : null;
     if (next === null || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
-      throw new TypeError(`${request.url} redirected to ${JSON.stringify(location)}, which is no HTTP(S) URL`);
+      throw new RedirectFailure(`${request.url} redirected to ${JSON.stringify(location)}, which is no HTTP(S) URL`);
     }
     const headers = new Headers(request.init.headers);
     if (next.origin !== new URL(request.url).origin) {
       for (const name of CREDENTIALS) headers.delete(name);
       if (carried !== null) headers.delete(carried);
     }
-    // As fetch does: a 303 (but to a HEAD), and a 301 or 302 to a POST, is followed as a GET without the body.
+    // As fetch does: a 303 (but to a GET or HEAD), and a 301 or 302 to a POST, is followed as a GET without the body.
     const method = (request.init.method ?? 'GET').toUpperCase();
     const asGet =
-      (response.status === 303 && method !== 'HEAD') || ((response.status === 301 || response.status === 302) && method === 'POST');
+      (response.status === 303 && method !== 'GET' && method !== 'HEAD') ||
+      ((response.status === 301 || response.status === 302) && method === 'POST');
     if (asGet) for (const name of BODY_HEADERS) headers.delete(name);
     request = { url: next.href, init: { ...request.init, headers, ...(asGet ? { method: 'GET', body: null } : {}) } };
   }
 }
+
+/**
+ * Why a 402 reached through redirects is not paid, in words; null where it may be: the call was asked
+ * over HTTPS and the payment was asked for over plain HTTP, where its header would go in the clear.
+ */
+export const clearTextRefusal = (asked: string, reached: string): string | null =>
+  new URL(asked).protocol === 'https:' && new URL(reached).protocol === 'http:'
+    ? `${asked} redirected to ${reached}, which asked for payment over plain HTTP: a payment asked over HTTPS is not sent in the clear`
+    : null;
 
 /** A paid call (the payment in header `carried`): callSellerFollowing's last answer. */
 export const callSellerCarrying = async (url: string, init: RequestInit, options: PayingFetchOptions, carried: string): Promise<Response> =>

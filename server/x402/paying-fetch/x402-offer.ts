@@ -14,7 +14,7 @@ import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { approvedFor } from './picked-up.js';
 import { sellerAsked, headersOf, type SellerAsked } from './seller-402.js';
-import { NoAnswer, callSeller, callSellerCarrying, callSellerFollowing, paidButNoAnswer } from './seller-call.js';
+import { NoAnswer, callSeller, callSellerCarrying, callSellerFollowing, paidButNoAnswer, type SellerRequest } from './seller-call.js';
 
 /**
  * The x402 path: the 402 goes to Coffer as it came, Coffer answers the header to retry with (or
@@ -111,8 +111,15 @@ async function boughtByCoffer(
         options.onHeld?.(asked.held);
         approval = await approvedOrThrow(api, asked.held).catch(refused);
       } else approval = (await approvedFor(api, asked.resumed, { protocol: 'x402', url }, options).catch(refused)).approval;
-      const again = await sellerAfterYes(url, init, options);
+      const { response: again, request: reached } = await sellerAfterYes(url, init, options);
       if (again.status !== 402) return { unpaid: again };
+      // The yes was for this URL's terms: a 402 its redirects now lead to is another URL's, not paid.
+      if (reached.url !== url) {
+        throw new PaymentError(
+          'unsupported_offer',
+          `${url} now redirects to ${reached.url}, which asked for payment: the owner's yes was for ${url}; nothing was paid`,
+        );
+      }
       const offer = { ...x402OfferOf(await sellerAsked(url, init, again), options), approvalId: approval.approvalId };
       asked = await askCofferToPay(api, offer, `${idempotencyKey}-approved`, options);
       if ('held' in asked) throw new PaymentError('payment_refused', `Coffer held ${url} for the owner again after the owner's yes`);
@@ -129,9 +136,13 @@ async function boughtByCoffer(
  * is retried, as any call. One that does not answer is named, not Coffer (it was said to be Coffer):
  * nothing was paid, and the approval is left unused until it ends.
  */
-async function sellerAfterYes(url: string, init: RequestInit, options: PayingFetchOptions): Promise<Response> {
+async function sellerAfterYes(
+  url: string,
+  init: RequestInit,
+  options: PayingFetchOptions,
+): Promise<{ response: Response; request: SellerRequest }> {
   try {
-    return await withRetries(options.retries ?? 2, async () => (await callSellerFollowing(url, init, options)).response);
+    return await withRetries(options.retries ?? 2, () => callSellerFollowing(url, init, options));
   } catch (error) {
     throw new PaymentError(
       'url_unreachable',

@@ -1,6 +1,7 @@
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callSellerCarrying, callSellerFollowing } from '../../../../../server/x402/paying-fetch/seller-call.js';
+import { callSellerCarrying, callSellerFollowing, RedirectFailure } from '../../../../../server/x402/paying-fetch/seller-call.js';
+import { withRetries } from '../../../../../server/x402/paying-fetch/fetch-retries.js';
 import { payingFetch } from '../../../../../server/x402/paying-fetch/paying-fetch.js';
 import { close, listen } from '../../../../helpers/http-server.js';
 
@@ -132,6 +133,10 @@ describe("a paid call's redirects", () => {
   it("end where fetch's would: too many, or a Location that is not HTTP(S), is an error", async () => {
     await expect(paidCall('/loop')).rejects.toThrow(/redirected more than 20 times/);
     await expect(paidCall('/elsewhere')).rejects.toThrow(/redirected to "ftp:\/\/example.test\/file", which is no HTTP\(S\) URL/);
+    // An answer, not a transport failure: not tried again (the same redirect would come again).
+    let tries = 0;
+    await expect(withRetries(2, () => ((tries += 1), paidCall('/elsewhere')))).rejects.toBeInstanceOf(RedirectFailure);
+    expect(tries).toBe(1);
     // A caller that asked for the redirect itself gets it, as fetch gives it.
     const manual = await paidCall('/away', { redirect: 'manual' });
     expect([manual.status, manual.headers.get('location')]).toEqual([302, `${otherUrl}/steal`]);
