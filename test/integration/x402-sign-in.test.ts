@@ -173,21 +173,27 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
     expect(signed.status).toBe(200);
   });
 
-  it('proves nothing after a redirect, and counts only a real answer as let in: otherwise it pays as usual', async () => {
+  it('signs in where a redirect led, and counts only a real answer as let in: otherwise it pays as usual', async () => {
     const agent = await fundedAgent('siwx-careful');
     await (
       await agent.fetch(seller.url)
     ).settlement;
     expect((await agent.fetch(seller.url)).signedIn).toEqual({ address: agent.walletAddress });
-    // Reached through a redirect: the 402 is another URL's than the one asked; no proof is signed, it pays.
+    // Reached through another site's redirect: the 402 is the seller's, whose challenge the proof
+    // answers, sent there alone (the site that redirected sees only the call made). Nothing paid.
     const front = express();
-    front.get('/go', (_req, res) => res.redirect(302, seller.url));
+    const frontSaw: string[] = [];
+    front.get('/go', (req, res) => {
+      frontSaw.push(...Object.keys(req.headers));
+      res.redirect(302, seller.url);
+    });
     const redirecting = await listen(front);
     try {
       const redirected = await agent.fetch(`${redirecting.url}/go`);
-      expect(redirected.signedIn).toBeUndefined();
-      expect(redirected.payment).toMatchObject({ amount: '0.01' });
-      await redirected.settlement;
+      expect(redirected.signedIn).toEqual({ address: agent.walletAddress });
+      expect(redirected.payment).toBeNull();
+      expect(await redirected.response.json()).toMatchObject({ data: 'the paid answer' });
+      expect(frontSaw).not.toContain('sign-in-with-x');
     } finally {
       await close(redirecting.server);
     }
@@ -201,7 +207,61 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
     expect(paid.response.status).toBe(200);
     expect(paid.payment).toMatchObject({ amount: '0.01' });
     await paid.settlement;
-    expect(await usdc(agent.walletAddress)).toBe(micro('0.97'));
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.98'));
+  });
+
+  it("follows a signed-in call's redirects as fetch would, the proof kept to the seller's own site: let in, not bought again", async () => {
+    // Where a seller answers a signed-in call with a redirect (to the resource's current version on its
+    // own site, or to another that serves it), the agent was let in: buying again would pay twice.
+    const elsewhere = express();
+    const elsewhereSaw: string[] = [];
+    elsewhere.get('/copy', (req, res) => {
+      elsewhereSaw.push(...Object.keys(req.headers));
+      res.json({ data: 'the copy elsewhere' });
+    });
+    const mirror = await listen(elsewhere);
+    const moved = await startSiwxSeller(facilitator, {
+      payTo: sellerWallet,
+      price: '$0.01',
+      before: (req, res, next) => {
+        if (req.headers['sign-in-with-x'] === undefined || req.path !== '/data') return next();
+        if (req.query.to === 'elsewhere') return res.redirect(302, `${mirror.url}/copy`);
+        if (req.query.v === undefined) return res.redirect(302, '/data?v=2');
+        return next();
+      },
+    });
+    try {
+      const agent = await fundedAgent('siwx-moved');
+      const first = await agent.fetch(moved.url);
+      expect(first.payment).toMatchObject({ amount: '0.01' });
+      await first.settlement;
+
+      const again = await agent.fetch(moved.url);
+      expect({ status: again.response.status, payment: again.payment, signedIn: again.signedIn }).toEqual({
+        status: 200,
+        payment: null,
+        signedIn: { address: agent.walletAddress },
+      });
+      expect(again.response.url).toBe(`${moved.url}?v=2`);
+      expect(moved.events.filter((event) => event.type === 'access_granted')).toHaveLength(1);
+
+      const copied = await agent.fetch(`${moved.url}?to=elsewhere`);
+      expect({ status: copied.response.status, payment: copied.payment, signedIn: copied.signedIn }).toEqual({
+        status: 200,
+        payment: null,
+        signedIn: { address: agent.walletAddress },
+      });
+      expect(await copied.response.json()).toEqual({ data: 'the copy elsewhere' });
+      // The proof went to the seller's site alone: the other one was sent the call without it.
+      expect(elsewhereSaw.length).toBeGreaterThan(0);
+      expect(elsewhereSaw).not.toContain('sign-in-with-x');
+
+      expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+      expect(moved.served).toBe(2);
+    } finally {
+      await moved.close();
+      await close(mirror.server);
+    }
   });
 
   it('a seller that takes the proof and gives no answer within answerWaitMs is url_unreachable: not bought again', async () => {

@@ -52,7 +52,6 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   // The payment is for that seller, and its paid call goes there as that request: sent as the call
   // made, its redirects would take the payment along to whatever site they lead to next.
   const { url: offeredAt, init: offeredInit } = reached;
-  const redirected = offeredAt !== url;
   const inTheClear = clearTextRefusal(url, offeredAt);
   if (inTheClear !== null) throw new PaymentError('unsupported_offer', `${inTheClear}; ${nothingPaid(options)}`);
   const seller = await sellerAsked(offeredAt, offeredInit, first);
@@ -60,9 +59,9 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   if (offer === null) {
     throw new PaymentError('unreadable_402', `${offeredAt} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
-  // Sign-in is tried where offered and the call was not redirected: a proof is for one site, and where
-  // the site asked is not the one that answered, which of them the agent meant to be let in by is not known.
-  if (offer.kind === 'x402') return payX402Offer(offeredAt, offeredInit, seller, offer.signIn && !redirected, options);
+  // Sign-in is tried where offered, at the URL that asked for payment (where the call's redirects led):
+  // its challenge is for that site, the one the payment would go to, and the proof goes nowhere else.
+  if (offer.kind === 'x402') return payX402Offer(offeredAt, offeredInit, seller, offer.signIn, options);
   return payCoffers402(offeredAt, offeredInit, offer.instructions, options);
 }
 

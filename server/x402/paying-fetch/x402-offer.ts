@@ -14,7 +14,7 @@ import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { approvedFor } from './picked-up.js';
 import { sellerAsked, headersOf, type SellerAsked } from './seller-402.js';
-import { NoAnswer, callSeller, callSellerCarrying, callSellerFollowing, paidButNoAnswer, type SellerRequest } from './seller-call.js';
+import { NoAnswer, callSellerCarrying, callSellerFollowing, paidButNoAnswer, type SellerRequest } from './seller-call.js';
 
 /**
  * The x402 path: the 402 goes to Coffer as it came, Coffer answers the header to retry with (or
@@ -34,8 +34,9 @@ export async function payX402Offer(
   // nothing is bought twice. Its answer, if it still asks for payment, is the offer paid below.
   const signIn = signInFirst ? await signedInCall(url, init, asked, options, api) : null;
   if (signIn?.response.ok) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
-  // Not let in: the seller's fresh 402 is the offer paid (any other answer: the first one).
-  const offered = signIn?.response.status === 402 ? await sellerAsked(url, init, signIn.response) : asked;
+  // Not let in: the seller's fresh 402 is the offer paid (any other answer, or a 402 its redirects
+  // led to elsewhere, which is another URL's offer: the first one).
+  const offered = signIn?.response.status === 402 && signIn.at === url ? await sellerAsked(url, init, signIn.response) : asked;
   const bought = await boughtByCoffer(url, init, offered, options, api);
   if ('unpaid' in bought) return unpaid(bought.unpaid);
   const { paid } = bought;
@@ -238,7 +239,7 @@ async function signedInCall(
   asked: SellerAsked,
   options: PayingFetchOptions,
   api: CofferClient,
-): Promise<{ response: Response; address: string } | null> {
+): Promise<{ response: Response; at: string; address: string } | null> {
   let proof;
   try {
     // The rail asked for names the account to prove first, where the agent paid the seller on both.
@@ -252,8 +253,10 @@ async function signedInCall(
   const headers = new Headers(init.headers);
   headers.set(proof.header.name, proof.header.value);
   try {
-    // Not followed elsewhere: the proof is for this URL's site only.
-    return { response: await callSeller(url, { ...init, headers, redirect: 'manual' }, options), address: proof.address };
+    // Its redirects followed as fetch would (a seller may answer a signed-in call with the resource's
+    // place): the proof, as a payment's header, goes to this URL's origin only, never past one that left it.
+    const { response, request } = await callSellerFollowing(url, { ...init, headers }, options, proof.header.name);
+    return { response, at: request.url, address: proof.address };
   } catch (error) {
     // A seller that took the proof and said nothing may have let the agent in: buying now could pay
     // for what the agent has; and the caller's own abort stops the call. Neither is "not let in".
