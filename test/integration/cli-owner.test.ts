@@ -433,7 +433,7 @@ describe("the owner's CLI", () => {
     expect(JSON.parse(open.stdout).policy.allowedServices).toEqual([]);
     const budgetTypo = await owner(['policy', 'open-minded', '--budget', '1/day:demo-wether']);
     expect(budgetTypo.stderr).toMatch(
-      /^coffer: --budget: "demo-wether" is not a registry service \(did you mean "demo-weather"\?\), so its budget would hold no payment; name a registry service id, or scope it to the recipient's address \(invalid_policy\)$/m,
+      /^coffer: --budget: "demo-wether" is not a registry service \(did you mean "demo-weather"\?\), so no payment is that service's; name a registry service id, or scope it to the recipient's address \(invalid_policy\)$/m,
     );
     const unknown = await owner(['allocate', 'nobody', '1']);
     expect(unknown.code).toBe(1);

@@ -36,8 +36,8 @@ import { getAgentOrThrow, stoppedRefusal } from '../agent-lookup.js';
 import { walletOfRecipient } from '../rails.js';
 import { archivedRecipientRefusal, balanceRefusal, noncePaidRefusal, priceCapRefusal, sameX402Refusal } from './refusals.js';
 import type { AgentRecord, PaymentRecord } from '../ports/store.js';
-import { firstRefusal } from '../policy/rules.js';
-import { budgetRefusal, type BudgetedPayment } from '../policy/budgets.js';
+import { firstRefusal, type PaymentAsk } from '../policy/rules.js';
+import { budgetRefusal } from '../policy/budgets.js';
 import { usagesFor } from '../policy/budget-usage.js';
 import { holdReason, type HoldReason } from '../policy/holds.js';
 import type { PolicyReading } from '../policy/spending-watch.js';
@@ -111,7 +111,7 @@ export const allowedAtDoor = (ctx: EngineContext, agent: AgentRecord, asked: Pay
   (policyOnce(ctx, agent, asked).refusal() ?? priceCapRefusal(asked)) === null;
 
 /** A payment as the policy and its budgets see it. */
-export const budgetedOf = (asked: PaymentAsked): BudgetedPayment => ({
+export const budgetedOf = (asked: PaymentAsked): PaymentAsk => ({
   serviceId: asked.serviceId,
   inRegistry: asked.service !== null,
   recipient: asked.recipient,

@@ -4,8 +4,8 @@
  * window's period, a rolling window's length, a lifetime budget once). Pure: what a budget has spent
  * is read by the caller; what was told, and when, is the notices port's.
  */
-import { describeBudget } from '../../wire/policy/budget.js';
-import { inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { describeBudget, inScope } from '../../wire/policy/budget.js';
+import { type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import { formatUsdc } from '../../wire/money.js';
 import { dailyWindow } from '../../wire/policy/windows.js';
 

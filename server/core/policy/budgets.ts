@@ -1,38 +1,18 @@
 /**
- * Which payments a budget holds, and the refusal of one that would pass it (issue 25). A payment must
- * fit every budget it falls under. Pure decisions, as rules.ts's: what a budget has spent is read by
- * the caller from the ledger and passed in. A budget as data is server/wire/policy/budget.ts.
+ * The refusal of a payment that would pass a budget (issue 25). A payment must fit every budget it
+ * falls under. Pure decisions, as rules.ts's: what a budget has spent is read by the caller from the
+ * ledger and passed in. A budget as data, and which payments it holds (inScope), is
+ * server/wire/policy/budget.ts.
  */
 import { wallTimeWords } from '../../wire/policy/expiry.js';
 import { CofferError, type Refusal } from '../../wire/errors.js';
 import { formatUsdc } from '../../wire/money.js';
-import { describeBudget, type Budget, type BudgetScope } from '../../wire/policy/budget.js';
+import { describeBudget, inScope, type Budget, type ScopedPayment } from '../../wire/policy/budget.js';
 import type { Spent } from '../ports/store/spend.js';
 
-/** A payment as a budget sees it. */
-export interface BudgetedPayment {
-  serviceId: string;
-  /** Whether serviceId is a registry service (only then does its id say who is paid). */
-  inRegistry: boolean;
-  recipient: string | undefined;
+/** A payment as a budget sees it: who is paid, under which service id, and how much. */
+export interface BudgetedPayment extends ScopedPayment {
   amount: bigint;
-}
-
-/**
- * Whether a payment counts against a budget: every payment does against an unscoped one; a service's
- * budget holds the payments to that registry service (a name outside the registry is the agent's own
- * label and pins nothing, as for allowedServices); a recipient's, every payment to that address,
- * whatever it is called.
- */
-export function inScope(scope: BudgetScope, payment: Pick<BudgetedPayment, 'serviceId' | 'inRegistry' | 'recipient'>): boolean {
-  switch (scope.kind) {
-    case 'all':
-      return true;
-    case 'service':
-      return payment.inRegistry && payment.serviceId === scope.serviceId;
-    case 'recipient':
-      return payment.recipient === scope.address;
-  }
 }
 
 /**

@@ -12,10 +12,10 @@
  * worker thread over its own read-only connection (server/boot/policy-replay-worker.ts), the
  * in-memory ledger in process (replaysInProcess).
  */
-import { firstRefusal } from './rules.js';
+import { firstRefusal, type PaymentAsk } from './rules.js';
 import { holdReason } from './holds.js';
-import { budgetRefusal, inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
-import type { Budget, BudgetScope } from '../../wire/policy/budget.js';
+import { budgetRefusal, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { inScope, type Budget, type BudgetScope } from '../../wire/policy/budget.js';
 import { dailyWindow, windowSpan, type WindowSpan } from '../../wire/policy/windows.js';
 import { formatUsdc } from '../../wire/money.js';
 import { iso } from '../../wire/views.js';
@@ -174,7 +174,7 @@ function replay(
   const held = new Tally();
   let judged = 0;
   for (const payment of payments) {
-    const asked: BudgetedPayment = {
+    const asked: PaymentAsk = {
       serviceId: payment.serviceId,
       inRegistry: context.inRegistry(payment.serviceId),
       recipient: payment.recipient,

@@ -6,7 +6,8 @@
  */
 import type { EngineContext } from '../context.js';
 import { stopInWrite } from '../agents/brake.js';
-import { inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { inScope } from '../../wire/policy/budget.js';
 import {
   budgetStanding,
   dailyStanding,

@@ -53,13 +53,16 @@ function endsOnOf(policy: Policy, timeZone: string): { endsOn?: string } {
   return day === null ? {} : { endsOn: day };
 }
 
-/** A service's budget must name a registry service: an unlisted name pins no payment, so it would hold nothing. */
+/**
+ * A service's budget must name a registry service: an unlisted name is only the agent's own label for
+ * whomever it pays, which it may call otherwise at will, so no payment is that service's.
+ */
 export function assertPayableScopes(ctx: EngineContext, budgets: Budget[]): void {
   for (const { scope } of budgets) {
     if (scope.kind === 'service' && ctx.store.getService(scope.serviceId) === null) {
       throw new CofferError(
         'invalid_policy',
-        `budgets: "${scope.serviceId}" is not a registry service${didYouMean(scope.serviceId, nearServiceIds(ctx, scope.serviceId))}, so its budget would hold no payment; name a registry service id, or scope it to the recipient's address`,
+        `budgets: "${scope.serviceId}" is not a registry service${didYouMean(scope.serviceId, nearServiceIds(ctx, scope.serviceId))}, so no payment is that service's; name a registry service id, or scope it to the recipient's address`,
       );
     }
   }

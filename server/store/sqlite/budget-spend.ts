@@ -26,7 +26,7 @@ export const budgetsFromJson = (json: string): Budget[] =>
     amount: budget.amount === null ? null : BigInt(budget.amount),
   }));
 
-/** The payments a scope holds, in SQL over `transfers` (named parameter @scope). */
+/** The payments a scope holds, in SQL over `transfers` (named parameter @scope): server/wire/policy/budget.ts inScope. */
 const IN_SCOPE = "(@scope = '' OR 'service:' || service_id = @scope OR 'to:' || recipient = @scope)";
 const COUNTS = "kind = 'payment' AND status IN ('held', 'pending', 'confirmed') AND refunded_at IS NULL";
 

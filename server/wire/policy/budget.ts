@@ -1,8 +1,9 @@
 /**
  * A budget as data (issue 25): at most an amount, or at most a number of payments, over a window
  * (windows.ts) for the payments in its scope: every payment, one registry service's, or one
- * recipient's. Read from the wire, shown, said in words and compared here; which payments a budget
- * refuses is the engine's to judge (server/core/policy/budgets.ts).
+ * recipient's. Read from the wire, shown, said in words and compared here, and which payments it
+ * holds decided (inScope); which payments a budget refuses is the engine's to judge
+ * (server/core/policy/budgets.ts).
  */
 import { formatUsdc, parseAmount } from '../money.js';
 import type { BudgetBody } from '../schemas.js';
@@ -10,6 +11,32 @@ import type { BudgetWindow } from './windows.js';
 import type { BudgetScopeView, BudgetView } from '../answers/policy.js';
 
 export type BudgetScope = { kind: 'all' } | { kind: 'service'; serviceId: string } | { kind: 'recipient'; address: string };
+
+/** A payment as a budget's scope sees it: the service id it is recorded under, and who is paid. */
+export interface ScopedPayment {
+  serviceId: string;
+  recipient: string | undefined;
+}
+
+/**
+ * Whether a budget holds a payment, the one rule: an unscoped budget, every payment; a service's,
+ * every payment recorded under that service's id (a budget names a registry service when set, and a
+ * later catalog that no longer lists it leaves the id the agent's label, still held: what its `spent`
+ * counts is what it judges); a recipient's, every payment to that address, whatever it is called.
+ * The engine judges by it, the approval card says it, and the SQLite ledger keeps each scope's
+ * spending by the same rule in SQL (server/store/sqlite/budget-spend.ts), held to it by the store
+ * contract test.
+ */
+export function inScope(scope: BudgetScope, payment: ScopedPayment): boolean {
+  switch (scope.kind) {
+    case 'all':
+      return true;
+    case 'service':
+      return payment.serviceId === scope.serviceId;
+    case 'recipient':
+      return payment.recipient === scope.address;
+  }
+}
 
 /** At most `amount` micro-USDC, or at most `count` payments (exactly one of the two is set). */
 export interface Budget {
@@ -40,19 +67,21 @@ export function describeBudget(budget: Budget): string {
   return `${limit} ${WINDOW_WORDS[budget.window]}${scope}`;
 }
 
+/** A budget's scope from the wire: `service`, `recipient`, or neither (every payment). */
+export const scopeOf = (view: BudgetScopeView): BudgetScope =>
+  view.service !== undefined
+    ? { kind: 'service', serviceId: view.service }
+    : view.recipient !== undefined
+      ? { kind: 'recipient', address: view.recipient }
+      : { kind: 'all' };
+
 /** A budget from the wire (schemas.ts budgetSchema). */
 export function budgetOf(body: BudgetBody): Budget {
-  const scope: BudgetScope =
-    body.service !== undefined
-      ? { kind: 'service', serviceId: body.service }
-      : body.recipient !== undefined
-        ? { kind: 'recipient', address: body.recipient }
-        : { kind: 'all' };
   return {
     amount: body.amount === undefined ? null : parseAmount(body.amount, 'budgets'),
     count: body.count ?? null,
     window: body.window,
-    scope,
+    scope: scopeOf(body),
   };
 }
 

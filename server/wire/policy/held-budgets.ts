@@ -5,9 +5,9 @@
  * dashboard's approval card and `coffer approvals`.
  */
 import { windowSpan, type BudgetWindow } from './windows.js';
-import { budgetOf, describeBudget } from './budget.js';
+import { budgetOf, describeBudget, inScope, scopeOf } from './budget.js';
 import { readableUsdc, tryParseUsdc } from '../money.js';
-import type { BudgetNow, PolicyResponse } from '../answers/policy.js';
+import type { PolicyResponse } from '../answers/policy.js';
 
 /** What of a held payment its budgets are judged by. */
 export interface HeldAsk {
@@ -54,7 +54,7 @@ export function budgetSteps(payment: HeldAsk, answer: PolicyResponse, heldAt: nu
     ),
   ];
   for (const budget of answer.budgets ?? []) {
-    if (!fallsUnder(budget, payment)) continue;
+    if (!inScope(scopeOf(budget), { serviceId: payment.service, recipient: payment.recipient })) continue;
     const words = describeBudget(budgetOf(budget));
     if ('count' in budget) {
       const before = Math.max(0, budget.made - (holds(budget.window) ? 1 : 0));
@@ -67,13 +67,6 @@ export function budgetSteps(payment: HeldAsk, answer: PolicyResponse, heldAt: nu
 }
 
 const clamp = (micro: bigint) => (micro < 0n ? 0n : micro);
-
-/** Whether the payment counts against a budget: every payment against an unscoped one, else its service's or its recipient's. */
-function fallsUnder(budget: BudgetNow, payment: Pick<HeldAsk, 'service' | 'recipient'>): boolean {
-  if (budget.service !== undefined) return budget.service === payment.service;
-  if (budget.recipient !== undefined) return budget.recipient === payment.recipient;
-  return true;
-}
 
 /** A step in words: "0.25 → 4.25 of 10.00 USDC", "1 → 2 of 5 payments". */
 export function stepWords(step: BudgetStep): string {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { STORES, coreEngine, type CoreEngine } from '../../../../fixtures/core-engine.js';
 import { randomAddress } from '../../../../fixtures/memory-chain.js';
-import { inScope } from '../../../../../server/core/policy/budgets.js';
+import { inScope } from '../../../../../server/wire/policy/budget.js';
 import type { Budget } from '../../../../../server/wire/policy/budget.js';
 import { windowSpan } from '../../../../../server/wire/policy/windows.js';
 import { budgetOf } from '../../../../../server/wire/policy/budget.js';
@@ -91,22 +91,11 @@ describe.each(STORES)('on the %s ledger', (store) => {
           if (endsAt !== null) expect(counted.filter((payment) => payment.createdAt >= endsAt)).toEqual([]);
           for (const budget of budgets) {
             for (const payment of counted) {
-              const asSeen = {
-                serviceId: payment.serviceId,
-                inRegistry: payment.serviceId === 'demo-weather',
-                recipient: payment.recipient,
-              };
-              if (!inScope(budget.scope, asSeen)) continue;
+              if (!inScope(budget.scope, payment)) continue;
               const { from } = windowSpan(budget.window, payment.createdAt, timeZone);
               const before = counted
                 .filter((other) => other.createdAt <= payment.createdAt && (from === null || other.createdAt >= from))
-                .filter((other) =>
-                  inScope(budget.scope, {
-                    serviceId: other.serviceId,
-                    inRegistry: other.serviceId === 'demo-weather',
-                    recipient: other.recipient,
-                  }),
-                )
+                .filter((other) => inScope(budget.scope, other))
                 .reduce((sum, other) => ({ amount: sum.amount + other.amount, payments: sum.payments + 1 }), { amount: 0n, payments: 0 });
               expect(
                 budget.count === null ? before.amount <= budget.amount! : before.payments <= budget.count,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { windowSpan } from '../../../../../server/wire/policy/windows.js';
-import { budgetRefusal, inScope } from '../../../../../server/core/policy/budgets.js';
+import { budgetRefusal } from '../../../../../server/core/policy/budgets.js';
+import { inScope } from '../../../../../server/wire/policy/budget.js';
 import { budgetsTighten, describeBudget, type Budget } from '../../../../../server/wire/policy/budget.js';
 
 const usdc = (text: string) => BigInt(Math.round(Number(text) * 1_000_000));
@@ -18,14 +19,17 @@ const usage = (budget: Budget, text: string, timeZone = 'UTC') => ({
   spent: spent(text),
   ...windowSpan(budget.window, now, timeZone),
 });
-const weather = (amount: string) => ({ serviceId: 'demo-weather', inRegistry: true, recipient: SELLER, amount: usdc(amount) });
+const weather = (amount: string) => ({ serviceId: 'demo-weather', recipient: SELLER, amount: usdc(amount) });
 
 describe('budgets', () => {
-  it('a payment falls under every budget, its registry service’s, and its recipient’s; an unlisted name pins nothing', () => {
+  it('a payment falls under every budget, its service id’s, and its recipient’s', () => {
     const payment = weather('1');
     expect([monthly, weatherDaily, toSeller].map((budget) => inScope(budget.scope, payment))).toEqual([true, true, true]);
-    const unlisted = { serviceId: 'demo-weather', inRegistry: false, recipient: 'someone-else' };
-    expect([monthly, weatherDaily, toSeller].map((budget) => inScope(budget.scope, unlisted))).toEqual([true, false, false]);
+    // Recorded under the id (its service no longer listed, the id the agent's label): the ledger counts it there, and so is it judged.
+    const labelled = { serviceId: 'demo-weather', recipient: 'someone-else' };
+    expect([monthly, weatherDaily, toSeller].map((budget) => inScope(budget.scope, labelled))).toEqual([true, true, false]);
+    const another = { serviceId: 'my-weather', recipient: SELLER };
+    expect([monthly, weatherDaily, toSeller].map((budget) => inScope(budget.scope, another))).toEqual([true, false, true]);
   });
 
   it('a payment that fits every budget it falls under passes, to the last micro-USDC', () => {

@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { replayPolicy } from '../../../../../server/core/policy/replay.js';
 import { firstRefusal } from '../../../../../server/core/policy/rules.js';
 import { limitsOnly } from '../../../../../server/wire/policy/policy.js';
-import { budgetRefusal, inScope } from '../../../../../server/core/policy/budgets.js';
+import { budgetRefusal } from '../../../../../server/core/policy/budgets.js';
+import { inScope } from '../../../../../server/wire/policy/budget.js';
 import type { Budget } from '../../../../../server/wire/policy/budget.js';
 import { windowSpan } from '../../../../../server/wire/policy/windows.js';
 import type { CountedPayment } from '../../../../../server/core/ports/store.js';
@@ -43,11 +44,7 @@ function plainReplay(
         .filter((budget) => inScope(budget.scope, asked))
         .map((budget) => {
           const span = windowSpan(budget.window, now, timeZone);
-          const held = made.filter(
-            (p) =>
-              (span.from === null || p.createdAt >= span.from) &&
-              inScope(budget.scope, { serviceId: p.serviceId, inRegistry: inRegistry(p.serviceId), recipient: p.recipient }),
-          );
+          const held = made.filter((p) => (span.from === null || p.createdAt >= span.from) && inScope(budget.scope, p));
           return { budget, spent: { amount: held.reduce((sum, p) => sum + p.amount, 0n), payments: held.length }, ...span };
         });
       const refusal =

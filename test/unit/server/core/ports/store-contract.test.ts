@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { inScope } from '../../../../../server/core/policy/budgets.js';
+import { inScope } from '../../../../../server/wire/policy/budget.js';
 import type { Budget, BudgetScope } from '../../../../../server/wire/policy/budget.js';
 import type {
   AgentRecord,
@@ -493,7 +493,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
           );
           const counted = store.listPayments(OWNER, 'a', 1000).filter((row) => row.status !== 'failed' && row.refundedAt === null);
           for (const scope of scopes) {
-            const held = counted.filter((row) => inScope(scope, { serviceId: row.serviceId, inRegistry: true, recipient: row.recipient }));
+            const held = counted.filter((row) => inScope(scope, { serviceId: row.serviceId, recipient: row.recipient }));
             const sum = (rows: typeof held) => ({ amount: rows.reduce((total, row) => total + row.amount, 0n), payments: rows.length });
             expect(store.budgetSpent(OWNER, 'a', scope, null)).toEqual(sum(held));
             // Random moments, and moments right at and around each payment (its minute's, hour's and day's edges).
