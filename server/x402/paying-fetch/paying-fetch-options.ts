@@ -19,7 +19,8 @@ export interface PayingFetchOptions {
   /**
    * The fetch every call goes through (Coffer's too). It must answer a call with `redirect: 'manual'`
    * as Node's does, with the redirect itself (its status and Location): payingFetch follows a seller's
-   * redirects itself, to keep the payment's header to the seller it is for (seller-call.ts).
+   * redirects itself, to keep the payment's header to the seller it is for (seller-call.ts). One
+   * seen following a redirect itself (its answer `redirected`) is refused `invalid_request`.
    */
   fetch?: typeof fetch;
   /** How often a transport failure is retried (same payment, same receipt). Default 2. */

@@ -43,6 +43,7 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
   try {
     ({ response: first, request: reached } = await callSellerFollowing(url, init, options));
   } catch (error) {
+    if (error instanceof PaymentError) throw new PaymentError(error.code, `${error.message}; ${nothingPaid(options)}`);
     throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); ${nothingPaid(options)}`);
   }
   if (first.status !== 402) return unpaid(first);

@@ -25,9 +25,19 @@ export class RedirectFailure extends Error {}
 export const paidButNoAnswer = (url: string, error: unknown): string =>
   error instanceof NoAnswer
     ? `paid, but ${url} gave no answer within ${error.waitMs / 1000} s`
-    : error instanceof RedirectFailure
+    : error instanceof RedirectFailure || error instanceof PaymentError
       ? `paid, but ${error.message}`
       : `paid, but ${url} could not be reached: ${(error as Error).message}`;
+
+/**
+ * A fetch given in the options that followed a redirect though asked not to: it would take a payment's
+ * header along to wherever the seller sends it. Refused where first seen (the call it answered given up).
+ */
+const followedItself = (url: string) =>
+  new PaymentError(
+    'invalid_request',
+    `the fetch given followed ${url}'s redirect itself, though asked not to (redirect: 'manual'): payingFetch follows a seller's redirects itself, to keep a payment's header to the site it is for`,
+  );
 
 /** The longest a timer waits (setTimeout fires at once past it). */
 const LONGEST_WAIT_MS = 2_147_483_647;
@@ -126,6 +136,10 @@ export async function callSellerFollowing(
         throw error instanceof NoAnswer && waitMs !== null ? new NoAnswer(waitMs) : error;
       },
     );
+    if (response.redirected) {
+      await response.body?.cancel().catch(() => undefined);
+      throw followedItself(request.url);
+    }
     const location = response.headers.get('location');
     if (!REDIRECTS.has(response.status) || location === null) return { response, request };
     await response.body?.cancel().catch(() => undefined);

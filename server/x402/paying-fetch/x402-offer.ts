@@ -145,6 +145,7 @@ async function sellerAfterYes(
   try {
     return await withRetries(options.retries ?? 2, () => callSellerFollowing(url, init, options));
   } catch (error) {
+    if (error instanceof PaymentError) throw new PaymentError(error.code, `${error.message}; nothing was paid`);
     throw new PaymentError(
       'url_unreachable',
       `${hostOf(url)} could not be reached after the owner's yes (${whyUnreachable(error)}); nothing was paid`,
@@ -267,6 +268,7 @@ async function signedInCall(
       );
     }
     if (init.signal?.aborted === true) throw error;
+    if (error instanceof PaymentError) throw new PaymentError(error.code, `${error.message}; nothing was paid`);
     return null;
   }
 }

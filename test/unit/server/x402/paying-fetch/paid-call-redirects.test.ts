@@ -143,6 +143,35 @@ describe("a paid call's redirects", () => {
   });
 });
 
+describe('a fetch given that follows redirects itself', () => {
+  // One that ignores `redirect: 'manual'` would take a payment's header wherever the seller sends it.
+  const following: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'follow' });
+
+  it('is refused at the first redirect it follows, before anything is paid or carried on', async () => {
+    seen.length = 0;
+    const refused = await payingFetch(`${seller.url}/here`, {}, { agent: AGENT, fetch: following }).catch((error) => error);
+    expect({ code: refused.code, message: refused.message }).toEqual({
+      code: 'invalid_request',
+      message: `the fetch given followed ${seller.url}/here's redirect itself, though asked not to (redirect: 'manual'): payingFetch follows a seller's redirects itself, to keep a payment's header to the site it is for; nothing was paid`,
+    });
+    const carried = await callSellerCarrying(
+      `${seller.url}/away`,
+      { headers: { 'X-Payment': 'v1.receipt' } },
+      { agent: AGENT, fetch: following },
+      'X-Payment',
+    ).catch((error) => error);
+    expect(carried).toMatchObject({ code: 'invalid_request' });
+    // Such a fetch is not tried again either.
+    let tries = 0;
+    await expect(
+      withRetries(2, () => ((tries += 1), callSellerFollowing(`${seller.url}/here`, {}, { agent: AGENT, fetch: following }))),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    expect(tries).toBe(1);
+  });
+});
+
 describe('a 402 reached through redirects', () => {
   it('asked over HTTPS and asking for payment over plain HTTP is not paid', async () => {
     const called: string[] = [];
