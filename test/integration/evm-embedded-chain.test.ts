@@ -206,6 +206,34 @@ describe('the embedded EVM chain', () => {
     expect(journalRows(db)).toBe(before);
   });
 
+  it('gives a call, an estimate or a transaction no more gas than one transaction may use, and reads logs up to its head', async () => {
+    // An endless loop (JUMPDEST, PUSH1 0, JUMP) with the most gas asked: refused as an Osaka node
+    // refuses it (EIP-7825), not run until the process runs out of memory.
+    const LOOP = '0x5b600056';
+    for (const [method, params] of [
+      ['eth_call', [{ data: LOOP, gas: '0xffffffffffffffff' }, 'latest']],
+      ['eth_estimateGas', [{ data: LOOP, gas: '0x1000001' }]],
+    ] as const) {
+      await expect(evm.request(method, params)).rejects.toMatchObject({
+        code: -32000,
+        message: expect.stringMatching(/^transaction gas limit \(\d+\) is greater than the cap \(16777216\)$/),
+      });
+    }
+    const before = journalRows(db);
+    const refused = (await relay()
+      .sendTransaction({ to: seller, gas: 16_777_217n })
+      .catch((error: unknown) => error)) as { details?: string };
+    expect(refused.details).toMatch(/^Transaction gas limit is 16777217 and exceeds transaction gas cap of 16777216/);
+    expect(journalRows(db)).toBe(before);
+    // A range past the last block is read to the last block (EDR walked every number in it, for good).
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const all = (await evm.request('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0xffffffffffffffff', address: evm.usdc }])) as unknown[];
+    const toHead = (await evm.request('eth_getLogs', [{ fromBlock: '0x0', toBlock: toHex(head), address: evm.usdc }])) as unknown[];
+    expect(all.length).toBeGreaterThan(0);
+    expect(all).toEqual(toHead);
+    expect(await evm.request('eth_getLogs', [{ fromBlock: '0xffffffffffffffff', toBlock: 'latest' }])).toEqual([]);
+  });
+
   it('is the same chain after the data dir opens again: blocks, hashes, balances, used authorizations', async () => {
     const latest = await client.getBlock();
     const again = await openEmbeddedEvm(db, { now: () => Date.now() });

@@ -14,6 +14,7 @@ import { TEST_USDC_ABI, TEST_USDC_BYTECODE } from '../token/test-usdc-artifact.j
 import { JsonRpcError, openEdrNode, type EvmNode } from './edr-node.js';
 import { createEvmJournal, type EvmJournal } from './journal.js';
 import { EVM_READ_METHODS, EVM_SEND_RAW_TRANSACTION } from './rpc-methods.js';
+import { logFilterWithinHead } from './log-range.js';
 
 /** 0xc0ffe: never Base's 8453 or Base Sepolia's 84532. A Coffer's own embedded chain has it. */
 export const EMBEDDED_EVM_CHAIN_ID = 790_526;
@@ -113,8 +114,12 @@ export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock, options:
   return {
     chainId,
     usdc: EMBEDDED_EVM_USDC,
-    request: (method, params = []) => {
+    request: async (method, params = []) => {
       if (method === EVM_SEND_RAW_TRANSACTION) return write(method, params);
+      if (method === 'eth_getLogs') {
+        const within = await logFilterWithinHead(params, async () => BigInt((await node.request('eth_blockNumber')) as string));
+        return within === null ? [] : node.request(method, within);
+      }
       if (EVM_READ_METHODS.has(method)) return node.request(method, params);
       return Promise.reject(new JsonRpcError(-32601, `the method ${method} is not available on Coffer's embedded chain`));
     },
