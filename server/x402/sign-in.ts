@@ -37,6 +37,9 @@ export function readSignIn(offer: X402Offer): X402SignInChallenge | null {
   };
 }
 
+/** The challenge's fields a SIWE/SIWS message writes as text (`resources` is a list of them). */
+const TEXT_FIELDS = ['domain', 'uri', 'version', 'nonce', 'issuedAt', 'expirationTime', 'notBefore', 'statement', 'requestId'] as const;
+
 /** An RFC 3339 time, as SIWE and SIWS write theirs ("2026-11-30T03:00:00.000Z"). */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -49,6 +52,11 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
  * not check it, and its SIWE text throws an error of its own words.
  */
 function challengeFault(info: Partial<SIWxExtension['info']>): string | null {
+  // Each written as a line of text: anything else would be signed as whatever it turns into ("5").
+  for (const field of TEXT_FIELDS) {
+    const value = (info as Record<string, unknown>)[field];
+    if (value !== undefined && typeof value !== 'string') return `its ${field} is not text`;
+  }
   for (const [field, value] of Object.entries(info)) {
     const texts: unknown[] = Array.isArray(value) ? value : [value];
     // U+2028 and U+2029 break lines too, where the text is read as lines.
@@ -93,7 +101,8 @@ export async function signIn(
 ): Promise<{ name: string; value: string }> {
   const extension = extensionOf(offer);
   const type: 'eip191' | 'ed25519' = rail === 'base' ? 'eip191' : 'ed25519';
-  const chain = extension?.supportedChains.find((entry) => entry.chainId === chainId && entry.type === type);
+  // Entries that are no chain (null, a number) are passed over, as readSignIn passes them.
+  const chain = extension?.supportedChains.find((entry) => entry?.chainId === chainId && entry.type === type);
   if (extension === null || chain === undefined) throw new Error('the offer takes no sign-in proof on this chain');
   const info = { ...extension.info, chainId, type, ...(chain.signatureScheme ? { signatureScheme: chain.signatureScheme } : {}) };
   // The message built before any key is asked: one the package refuses to write is the seller's fault,
@@ -102,6 +111,13 @@ export async function signIn(
     throw new CofferError(
       'sign_in_not_offered',
       "the seller's sign-in challenge cannot be signed: its nonce is not 8 or more letters and digits, as Sign-In With Ethereum writes one",
+    );
+  }
+  // As is a statement SIWE's grammar does not carry (printable ASCII), said so (the parser says "input length out of range").
+  if (rail === 'base' && typeof info.statement === 'string' && !/^[\x20-\x7e]*$/.test(info.statement)) {
+    throw new CofferError(
+      'sign_in_not_offered',
+      "the seller's sign-in challenge cannot be signed: its statement holds characters outside ASCII, which Sign-In With Ethereum does not carry",
     );
   }
   try {

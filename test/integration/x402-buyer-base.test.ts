@@ -1083,7 +1083,12 @@ describe('Coffer pays x402 sellers on Base', () => {
           body: { ...asked, headers: { ...asked.headers, 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } },
         });
         expectError(odd, 422, 'sign_in_not_offered');
-        expect(odd.body.error).toMatch(/^the seller's sign-in challenge cannot be signed: /);
+        // In Coffer's words, not the SIWE parser's ("parser.js: initializeInputChars(): …").
+        expect(odd.body.error).toBe(
+          statement.includes('\n')
+            ? "the seller's sign-in challenge cannot be signed: its statement holds a line break or another control character"
+            : "the seller's sign-in challenge cannot be signed: its statement holds characters outside ASCII, which Sign-In With Ethereum does not carry",
+        );
       }
       // A nonce SIWE cannot carry is said so, not as the package's "line 9: invalid nonce".
       const asked = await answerOf(await fetch(siwx.url), siwx.url);

@@ -168,6 +168,28 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
       if (what.includes('separator'))
         expect(refused.body.error, what).toMatch(/: its \w+ holds a line break or another control character$/);
     }
+    // A field the message writes as text that is none: refused, not signed as "5" or "[object Object]".
+    for (const [field, value] of [
+      ['statement', 5],
+      ['statement', { a: 1 }],
+      ['requestId', 5],
+      ['nonce', ['a', 'b']],
+    ] as const) {
+      const refused = await signIn('siwx-odd', agent.apiKey, challenged((info) => (info[field] = value)));
+      expect([refused.status, refused.body.code, refused.body.error], field).toEqual([
+        422,
+        'sign_in_not_offered',
+        `the seller's sign-in challenge cannot be signed: its ${field} is not text`,
+      ]);
+    }
+    // A chain list with a hole in it before this Coffer's chain: that chain is proved (it was a 500).
+    const holed = JSON.parse(Buffer.from(asked.headers['payment-required']!, 'base64').toString()) as {
+      extensions: Record<string, { supportedChains: unknown[] }>;
+    };
+    holed.extensions['sign-in-with-x']!.supportedChains.unshift(null, 7);
+    const withHole = { ...asked, headers: { ...asked.headers, 'payment-required': Buffer.from(JSON.stringify(holed)).toString('base64') } };
+    const proved = await signIn('siwx-odd', agent.apiKey, withHole);
+    expect([proved.status, proved.body.address]).toEqual([200, agent.walletAddress]);
     // The challenge as the seller wrote it is signed as ever.
     const signed = await signIn('siwx-odd', agent.apiKey, asked);
     expect(signed.status).toBe(200);
