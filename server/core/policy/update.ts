@@ -55,11 +55,14 @@ function endsOnOf(policy: Policy, timeZone: string): { endsOn?: string } {
 
 /**
  * A service's budget must name a registry service: an unlisted name is only the agent's own label for
- * whomever it pays, which it may call otherwise at will, so no payment is that service's.
+ * whomever it pays, which it may call otherwise at will, so no payment is that service's. A scope a
+ * budget in force (`kept`) already names passes: a later catalog that no longer lists its service
+ * leaves the budget holding the payments under its id, and the owner changing another budget keeps it.
  */
-export function assertPayableScopes(ctx: EngineContext, budgets: Budget[]): void {
+export function assertPayableScopes(ctx: EngineContext, budgets: Budget[], kept: Budget[] = []): void {
+  const named = new Set(kept.flatMap(({ scope }) => (scope.kind === 'service' ? [scope.serviceId] : [])));
   for (const { scope } of budgets) {
-    if (scope.kind === 'service' && ctx.store.getService(scope.serviceId) === null) {
+    if (scope.kind === 'service' && !named.has(scope.serviceId) && ctx.store.getService(scope.serviceId) === null) {
       throw new CofferError(
         'invalid_policy',
         `budgets: "${scope.serviceId}" is not a registry service${didYouMean(scope.serviceId, nearServiceIds(ctx, scope.serviceId))}, so no payment is that service's; name a registry service id, or scope it to the recipient's address`,
@@ -83,7 +86,7 @@ export function nextPolicy(ctx: EngineContext, current: Policy, update: PolicyUp
       (entry) => isKnownService(ctx, entry),
       (typed) => nearServiceIds(ctx, typed),
     );
-  if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets);
+  if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets, current.budgets);
   if (update.askAbove !== undefined) assertAskWithinMax(next);
   return next;
 }

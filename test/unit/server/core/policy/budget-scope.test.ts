@@ -30,5 +30,14 @@ describe.each(STORES)('on the %s ledger', (store) => {
     expect(policy.budgets?.map((budget) => ('spent' in budget ? budget.spent : null))).toEqual(['0.02']);
     // Another label, to the same address, is no payment of that service's.
     await c.paid('alpha', { service: 'my-weather', recipient: elsewhere, amount: '0.03' });
+
+    // The owner changing the budgets keeps that one (it holds payments still); a new one naming an
+    // unlisted id is refused, as ever.
+    const weatherBudget = { amount: '0.02', window: 'day' as const, service: 'demo-weather' };
+    const kept = c.engine.updatePolicy(c.asOwner, 'alpha', { budgets: [weatherBudget, { amount: '1', window: 'lifetime' }] });
+    expect(kept.kind).toBe('done');
+    expect(() =>
+      c.engine.updatePolicy(c.asOwner, 'alpha', { budgets: [weatherBudget, { ...weatherBudget, service: 'my-weather' }] }),
+    ).toThrow(/"my-weather" is not a registry service/);
   });
 });
