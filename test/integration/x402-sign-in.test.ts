@@ -175,7 +175,11 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
       ['requestId', 5],
       ['nonce', ['a', 'b']],
     ] as const) {
-      const refused = await signIn('siwx-odd', agent.apiKey, challenged((info) => (info[field] = value)));
+      const refused = await signIn(
+        'siwx-odd',
+        agent.apiKey,
+        challenged((info) => (info[field] = value)),
+      );
       expect([refused.status, refused.body.code, refused.body.error], field).toEqual([
         422,
         'sign_in_not_offered',
@@ -278,6 +282,29 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
       expect(elsewhereSaw.length).toBeGreaterThan(0);
       expect(elsewhereSaw).not.toContain('sign-in-with-x');
 
+      // The caller's own redirect mode holds: asked 'manual', the seller's redirect of the signed-in call
+      // is its answer (let in, as fetch hands it over); asked 'error', the call fails. Nothing bought.
+      const manual = await payingFetch(moved.url, { redirect: 'manual' }, { agent: agent.payingAgent });
+      expect({ status: manual.response.status, payment: manual.payment, signedIn: manual.signedIn }).toEqual({
+        status: 302,
+        payment: null,
+        signedIn: { address: agent.walletAddress },
+      });
+      const errored = await payingFetch(moved.url, { redirect: 'error' }, { agent: agent.payingAgent }).catch((error) => error);
+      expect(errored.code).toBe('url_unreachable');
+      expect(errored.message).toMatch(/; nothing was paid$/);
+      // Where the seller took the proof and a hop after it fails (the place it sends the agent is down,
+      // or is no HTTP(S) URL), the agent may have been let in: it fails, nothing bought again.
+      const downHops: typeof fetch = (input, init) =>
+        String(input).startsWith(mirror.url) ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init);
+      const down = await payingFetch(`${moved.url}?to=elsewhere`, {}, { agent: agent.payingAgent, fetch: downHops }).catch(
+        (error) => error,
+      );
+      expect({ code: down.code, message: down.message }).toEqual({
+        code: 'url_unreachable',
+        message: `the signed-in call to ${new URL(moved.url).host} could not be answered (fetch failed); nothing was paid`,
+      });
+
       expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
       expect(moved.served).toBe(2);
     } finally {
@@ -300,7 +327,7 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
     const error = await payingFetch(seller.url, {}, { agent: agent.payingAgent, fetch: silentToProofs, answerWaitMs: 300 }).catch((e) => e);
     expect({ code: error.code, message: error.message }).toEqual({
       code: 'url_unreachable',
-      message: `${new URL(seller.url).host} took the signed-in call and gave no answer within 0.3 s; nothing was paid`,
+      message: `the signed-in call to ${new URL(seller.url).host} gave no answer within 0.3 s; nothing was paid`,
     });
     expect({ wallet: await usdc(agent.walletAddress), served: seller.served }).toEqual(before);
     const history = (await t.api('GET', t.withOwner('/v1/agents/siwx-silent/spend-history'), { key: agent.apiKey })).body.payments;

@@ -14,7 +14,7 @@ import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { approvedFor } from './picked-up.js';
 import { sellerAsked, headersOf, type SellerAsked } from './seller-402.js';
-import { NoAnswer, callSellerCarrying, callSellerFollowing, paidButNoAnswer, type SellerRequest } from './seller-call.js';
+import { NoAnswer, RedirectFailure, callSellerCarrying, callSellerFollowing, paidButNoAnswer, type SellerRequest } from './seller-call.js';
 
 /**
  * The x402 path: the 402 goes to Coffer as it came, Coffer answers the header to retry with (or
@@ -33,7 +33,7 @@ export async function payX402Offer(
   // A seller that offers sign-in may let the agent in on an earlier purchase: asked first, so that
   // nothing is bought twice. Its answer, if it still asks for payment, is the offer paid below.
   const signIn = signInFirst ? await signedInCall(url, init, asked, options, api) : null;
-  if (signIn?.response.ok) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
+  if (signIn !== null && letIn(signIn.response, init)) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
   // Not let in: the seller's fresh 402 is the offer paid (any other answer, or a 402 its redirects
   // led to elsewhere, which is another URL's offer: the first one).
   const offered = signIn?.response.status === 402 && signIn.at === url ? await sellerAsked(url, init, signIn.response) : asked;
@@ -70,6 +70,13 @@ export async function payX402Offer(
   }
   return { response, payment, settlement };
 }
+
+/**
+ * Whether the seller let the agent in on its proof: a 2xx; or, to a caller that asked to see redirects
+ * (`redirect: 'manual'`), the seller's redirect of the signed-in call, handed over as fetch hands it.
+ */
+const letIn = (response: Response, init: RequestInit): boolean =>
+  response.ok || (init.redirect === 'manual' && response.status >= 300 && response.status < 400);
 
 /** What Coffer paid for an x402 offer: its payment and the header the paid call carries. */
 type X402Paid = Pick<PaymentMade, 'paymentId' | 'amount' | 'status' | 'header' | 'rail' | 'network' | 'agentStopped'>;
@@ -232,7 +239,8 @@ function settlementReported(api: CofferClient, agentId: string, payment: Payment
 /**
  * Asks Coffer to sign the seller's sign-in challenge with the agent's wallet and calls again with the
  * proof. Null when Coffer does not sign (this agent never paid that seller, another site's challenge,
- * another chain) or cannot be reached: the purchase then goes ahead as without sign-in.
+ * another chain) or cannot be reached: the purchase then goes ahead as without sign-in. A signed-in
+ * call that fails is a PaymentError: nothing is paid.
  */
 async function signedInCall(
   url: string,
@@ -259,16 +267,18 @@ async function signedInCall(
     const { response, request } = await callSellerFollowing(url, { ...init, headers }, options, proof.header.name);
     return { response, at: request.url, address: proof.address };
   } catch (error) {
-    // A seller that took the proof and said nothing may have let the agent in: buying now could pay
-    // for what the agent has; and the caller's own abort stops the call. Neither is "not let in".
-    if (error instanceof NoAnswer) {
-      throw new PaymentError(
-        'url_unreachable',
-        `${hostOf(url)} took the signed-in call and gave no answer within ${error.waitMs / 1000} s; nothing was paid`,
-      );
-    }
+    // A signed-in call that failed is not "not let in": the seller may have taken the proof and let
+    // the agent in, its answer (or a redirect's, or one the caller's `redirect: 'error'` refuses) lost
+    // after; buying now could pay for what the agent has. It fails, nothing paid; the caller's own
+    // abort stops the call as it stops any.
     if (init.signal?.aborted === true) throw error;
     if (error instanceof PaymentError) throw new PaymentError(error.code, `${error.message}; nothing was paid`);
-    return null;
+    const why =
+      error instanceof NoAnswer
+        ? `gave no answer within ${error.waitMs / 1000} s`
+        : error instanceof RedirectFailure
+          ? `ended where fetch's would: ${error.message}`
+          : `could not be answered (${whyUnreachable(error)})`;
+    throw new PaymentError('url_unreachable', `the signed-in call to ${hostOf(url)} ${why}; nothing was paid`);
   }
 }
