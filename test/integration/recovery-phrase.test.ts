@@ -165,16 +165,19 @@ describe('coffer backup phrase', () => {
       expect(before.stdout).toContain(`not written down yet: ${shellCommand(['backup', 'phrase', '--data-dir', dataDir])}\n`);
       expect(before.stdout).toContain(`none written here: ${shellCommand(['backup', '--out', 'FILE', '--data-dir', dataDir])}\n`);
       expect(before.stdout).toContain(`off: ${shellCommand(['backup', 'schedule', '--folder', 'DIR', '--data-dir', dataDir])}\n`);
-      // The three words come in one piece (pasted, or piped at once): each is read, none lost.
-      let sent = false;
-      const right = await backupPhrase(dataDir, (shown, _position, said) => {
-        if (sent) return '';
-        sent = true;
-        const positions = /type words #(\d+), #(\d+), #(\d+)/.exec(said)!.slice(1).map(Number);
-        return positions.map((at) => shown[at - 1]!).join('\n');
-      });
-      expect(right.code, right.stdout).toBe(0);
-      expect(right.stdout).toMatch(/Backed up: the phrase restores this treasury/);
+      // The three words come in one piece, on one line (typed or pasted so, after a line left blank,
+      // which asks again) or a line each (piped at once): each is read, none lost.
+      for (const between of [' ', '\n']) {
+        let sent = false;
+        const right = await backupPhrase(dataDir, (shown, _position, said) => {
+          if (sent) return '';
+          sent = true;
+          const positions = /type words #(\d+), #(\d+), #(\d+)/.exec(said)!.slice(1).map(Number);
+          return `  \n${positions.map((at) => shown[at - 1]!).join(between)}`;
+        });
+        expect(right.code, right.stdout).toBe(0);
+        expect(right.stdout).toMatch(/Backed up: the phrase restores this treasury/);
+      }
       const after = await runCoffer(['backup', '--data-dir', dataDir]);
       expect(after.stdout).toMatch(/^Backed up\.\n {2}recovery phrase +written down \(checked .+\)$/m);
       expect(JSON.parse((await runCoffer(['backup', '--data-dir', dataDir, '--json'])).stdout)).toMatchObject({

@@ -46,16 +46,21 @@ export async function backupPhrase(
   // until they are asked for: a listener per line would miss all but the first of them.
   const lines = prompt[Symbol.asyncIterator]();
   const typed: { position: number; word: string }[] = [];
+  // Words as they come: a line each, or several on one line (typed or pasted together), each taking
+  // the next word asked for; a line left blank asks again.
+  const waiting: string[] = [];
   try {
     for (const position of confirm) {
-      out.write(`Word #${position}: `);
-      const next = await lines.next();
-      const line = next.done === true ? null : next.value;
-      if (line === null) {
-        out.write('\nNot confirmed: the treasury is still "not backed up". Run coffer backup phrase again.\n');
-        return 1;
+      while (waiting.length === 0) {
+        out.write(`Word #${position}: `);
+        const next = await lines.next();
+        if (next.done === true) {
+          out.write('\nNot confirmed: the treasury is still "not backed up". Run coffer backup phrase again.\n');
+          return 1;
+        }
+        waiting.push(...next.value.split(/\s+/).filter((word) => word !== ''));
       }
-      typed.push({ position, word: line.trim() });
+      typed.push({ position, word: waiting.shift()! });
     }
   } finally {
     prompt.close();
