@@ -9,6 +9,7 @@ import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
 import type { SecretBackend } from '../../server/keys/secret-backend.js';
 import { restoreBackupFile } from '../../server/backup/restore-file.js';
 import { lockDataDir } from '../../server/boot/data-dir-lock.js';
+import { shellCommand } from '../../server/boot/cli-invocation.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import {
   deployAgent,
@@ -494,6 +495,8 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       expect(restored.stdout).toContain(`Treasury ${owner}: 1000.00 USDC on Solana, 1000.00 USDC on Base\n`);
       expect(restored.stdout).toContain('  alpha: 0.00 USDC on Solana, 0.00 USDC on Base, active\n');
       expect(restored.stdout).toContain('0 move(s) in flight at the backup confirmed, 0 failed, 0 still pending');
+      // The command that starts it, as this shell runs coffer (pasted, it starts the restored Coffer).
+      expect(restored.stdout).toContain(`Start it with: ${shellCommand(['serve', '--data-dir', second])} (or the desktop app)\n`);
       // Where no keychain answers, a restore (which opens the key store twice) says so once, in one short
       // line that names the folder and why, without the keychain library's own words.
       const noKeychain = { COFFER_KEYSTORE: '', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/coffer-no-bus' };

@@ -7,7 +7,7 @@ import { refuseRestoreTarget } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 import { heldOnEachRail } from './rail-lines.js';
-import { shellWords } from '../../boot/cli-invocation.js';
+import { shellCommand, shellWords } from '../../boot/cli-invocation.js';
 
 type Io = SecretIo & { say: NodeJS.WritableStream };
 
@@ -70,7 +70,7 @@ export async function restoreFile(
     io.say.write(
       `Checked against the chain: ${confirmed} move(s) in flight at the backup confirmed, ${failed} failed, ${stillPending} still pending.\n`,
     );
-    io.say.write(`Start it with: coffer serve --data-dir ${JSON.stringify(config.dataDir)} (or the desktop app)\n`);
+    io.say.write(`Start it with: ${shellCommand(['serve', '--data-dir', config.dataDir])} (or the desktop app)\n`);
   } finally {
     await coffer.close();
   }
