@@ -372,6 +372,12 @@ export const x402PayBodySchema = strictFields({
     .string()
     .max(2000, 'must be at most 2000 characters')
     .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http(s) URL')
+    // Shown as given (the payment's resource, its default description): a URL as sent holds no space
+    // and nothing that would lie on the owner's screen (the parser would drop or encode it).
+    .refine(
+      (text) => honest(LYING_IN_A_LINE)(text) && !/\s/.test(text),
+      'must be as sent: no spaces, control characters, bidirectional controls or invisible characters',
+    )
     // It is the payment's `resource`, shown in the agent's history, the owner's activity and audit:
     // a password in it would be written down everywhere (no x402 seller's URL carries one).
     .refine(

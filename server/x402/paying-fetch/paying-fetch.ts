@@ -30,13 +30,16 @@ import { payX402Offer } from './x402-offer.js';
  * call fails with `paid_call_failed` and the receipt, and is never paid again.
  * The request body must be re-sendable (a string, bytes or URLSearchParams).
  */
-export async function payingFetch(url: string, init: RequestInit, given: PayingFetchOptions): Promise<PaidResponse> {
+export async function payingFetch(asked: string, init: RequestInit, given: PayingFetchOptions): Promise<PaidResponse> {
   const options: PayingFetchOptions = {
     ...given,
     ...(given.onHeld === undefined ? {} : { onHeld: guarded(given.onHeld) }),
     ...(given.onChainWait === undefined ? {} : { onChainWait: guarded(given.onChainWait) }),
   };
-  checkCallable(url, init);
+  checkCallable(asked, init);
+  // The URL as fetch sends it ("/a b" as "/a%20b"): the one called, paid and recorded, as every later
+  // call of this purchase (a redirect's, the held request picked up) names it.
+  const url = new URL(asked).href;
   answerWait(options.answerWaitMs);
   let first: Response;
   let reached: SellerRequest;

@@ -528,10 +528,24 @@ describe('x402PayBodySchema', () => {
     ['a user name and password', 'http://user:secret@127.0.0.1:7850/weather'],
     ['a user name alone', 'https://someone@api.example.com/weather'],
     ['another scheme', 'ftp://api.example.com/weather'],
+    // As written on the wire a URL holds none of these; shown in the history they would lie.
+    ['a right-to-left override', 'https://a.example/\u202ehidden'],
+    ['a NUL', 'https://a.example/?q=\u0000'],
+    ['a space', 'https://a.example/ x'],
+    ['a zero-width space', 'https://a.example/pay\u200bment'],
   ])('refuses a URL with %s, before anything is recorded (the URL is the payment resource everyone reads)', (_label, url) => {
     const result = wire.x402PayBodySchema.safeParse({ ...offer, url });
     expect(result.success).toBe(false);
     expect(describeIssues(result.error!).code).toBe('invalid_request');
+  });
+
+  it('says why a URL with a character no URL holds as written is refused', () => {
+    const result = wire.x402PayBodySchema.safeParse({ ...offer, url: 'https://a.example/\u202ehidden' });
+    expect(describeIssues(result.error!).message).toBe(
+      'URL must be as sent: no spaces, control characters, bidirectional controls or invisible characters',
+    );
+    // Letters outside ASCII are what a URL may hold, written or encoded.
+    expect(wire.x402PayBodySchema.safeParse({ ...offer, url: 'https://a.example/café' }).success).toBe(true);
   });
 
   it.each([

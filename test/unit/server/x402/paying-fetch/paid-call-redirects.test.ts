@@ -172,6 +172,24 @@ describe('a fetch given that follows redirects itself', () => {
   });
 });
 
+describe('the URL asked', () => {
+  it('is called, paid and recorded as fetch sends it, spaces and all encoded', async () => {
+    const paidFor: unknown[] = [];
+    const fake: typeof fetch = async (input, init) => {
+      const url = String(input);
+      if (url.startsWith(AGENT.cofferUrl)) {
+        paidFor.push(JSON.parse(String(init?.body)).url);
+        return Response.json({ error: 'no', code: 'service_not_allowed' }, { status: 403 });
+      }
+      const offer = { x402Version: 1, error: 'pay', accepts: [{ scheme: 'exact', network: 'solana-devnet' }] };
+      return Response.json(offer, { status: 402 });
+    };
+    const refused = await payingFetch('https://seller.example/a b?q=é', {}, { agent: AGENT, fetch: fake }).catch((error) => error);
+    expect([refused.code, refused.details.cofferCode]).toEqual(['payment_refused', 'service_not_allowed']);
+    expect(paidFor).toEqual(['https://seller.example/a%20b?q=%C3%A9']);
+  });
+});
+
 describe('a 402 reached through redirects', () => {
   it('asked over HTTPS and asking for payment over plain HTTP is not paid', async () => {
     const called: string[] = [];
