@@ -23,8 +23,18 @@ export function expiryOf(text: string | null, now: number, timeZone: string): nu
       `Expires ${text} is in the past; name a later day or time, or stop the agent with its kill switch`,
     );
   }
+  // Answered as an ISO time, which writes a later one as "+010000-…", a time no policy takes back.
+  if (at >= YEAR_10000) {
+    throw new CofferError(
+      'invalid_policy',
+      `Expires ${text} is past the end of the year 9999; name an earlier day or time, or null for never`,
+    );
+  }
   return at;
 }
+
+/** 10000-01-01T00:00:00Z: the first instant an ISO time writes with more than four digits of year. */
+const YEAR_10000 = Date.UTC(10_000, 0, 1);
 
 /** The end of a day ("2026-12-31") in a time zone: the earliest instant of the next day there. */
 const endOfLocalDay = (day: string, timeZone: string): number =>

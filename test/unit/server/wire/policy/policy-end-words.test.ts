@@ -24,3 +24,25 @@ describe("a policy's end in words", () => {
     expect(policyEndWords(Date.parse('2026-11-23T14:00:00Z'), 'Mars/Olympus_Mons')).toBe('at 2026-11-23T14:00:00.000Z');
   });
 });
+
+describe("a policy's end from the wire", () => {
+  const now = Date.parse('2026-11-30T12:00:00Z');
+  it('is one an ISO time writes back as it was read: before the year 10000', () => {
+    expect(new Date(expiryOf('9999-12-30', now, 'UTC')!).toISOString()).toBe('9999-12-31T00:00:00.000Z');
+    expect(new Date(expiryOf('9999-12-31T23:59:59Z', now, 'UTC')!).toISOString()).toBe('9999-12-31T23:59:59.000Z');
+    // "9999-12-31" ends at 10000-01-01 (written "+010000-01-01T…", which no policy takes back), and in
+    // a zone west of UTC its last day's end is later still.
+    for (const [text, timeZone] of [
+      ['9999-12-31', 'UTC'],
+      ['9999-12-31', 'America/New_York'],
+      ['9999-12-31T23:00:00-05:00', 'UTC'],
+    ] as const) {
+      expect(() => expiryOf(text, now, timeZone), `${text} ${timeZone}`).toThrow(
+        expect.objectContaining({
+          code: 'invalid_policy',
+          message: `Expires ${text} is past the end of the year 9999; name an earlier day or time, or null for never`,
+        }),
+      );
+    }
+  });
+});
