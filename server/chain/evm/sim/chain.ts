@@ -15,6 +15,7 @@ import { JsonRpcError, openEdrNode, type EvmNode } from './edr-node.js';
 import { createEvmJournal, type EvmJournal } from './journal.js';
 import { EVM_READ_METHODS, EVM_SEND_RAW_TRANSACTION } from './rpc-methods.js';
 import { logFilterWithinHead } from './log-range.js';
+import { gasCapRefusal } from './gas-cap.js';
 
 /** 0xc0ffe: never Base's 8453 or Base Sepolia's 84532. A Coffer's own embedded chain has it. */
 export const EMBEDDED_EVM_CHAIN_ID = 790_526;
@@ -115,6 +116,8 @@ export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock, options:
     chainId,
     usdc: EMBEDDED_EVM_USDC,
     request: async (method, params = []) => {
+      const tooMuchGas = gasCapRefusal(method, params);
+      if (tooMuchGas !== null) throw tooMuchGas;
       if (method === EVM_SEND_RAW_TRANSACTION) return write(method, params);
       if (method === 'eth_getLogs') {
         const within = await logFilterWithinHead(params, async () => BigInt((await node.request('eth_blockNumber')) as string));

@@ -49,14 +49,12 @@ export interface EdrNodeConfig {
 const HARDFORK = PRAGUE;
 /**
  * Gas limits: a block holds about 1,800 USDC transfers; a call without a gas limit gets 16,777,216, the
- * most one transaction may use from Osaka on (EIP-7825), so estimates never ask for more. It is also
- * the cap (`transactionGasCap`): a call, an estimate or a transaction asking more is refused, as an
- * Osaka node refuses it. EDR keeps a record of each step it runs, some 150 bytes a unit of gas: a
- * no-key `eth_call` of an endless loop with 2^64 - 1 gas grew the process until the kernel killed it;
- * at the cap one takes some 6 s and 2.6 GB at its peak on a developer's machine.
+ * most one transaction may use from Osaka on (EIP-7825), so estimates never ask for more. What comes
+ * from outside asking more is refused before it runs (gas-cap.ts); the node itself is not capped, so
+ * that a journal written before the cap replays as it ran.
  */
 const BLOCK_GAS_LIMIT = 60_000_000n;
-const CALL_GAS_LIMIT = 16_777_216n;
+export const CALL_GAS_LIMIT = 16_777_216n;
 
 let context: Promise<EdrContext> | null = null;
 /** EDR's context is made once per process, with the L1 chain type registered. */
@@ -94,7 +92,6 @@ export async function openEdrNode(config: EdrNodeConfig): Promise<EvmNode> {
       observability: {},
       allowUnlimitedContractSize: false,
       defaultTransactionGasLimit: CALL_GAS_LIMIT,
-      transactionGasCap: CALL_GAS_LIMIT,
       // A reverting eth_call is an error, as on any node (false would answer a refused transfer as fine).
       bailOnCallFailure: true,
       bailOnTransactionFailure: false,
