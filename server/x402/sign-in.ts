@@ -113,11 +113,12 @@ export async function signIn(
       "the seller's sign-in challenge cannot be signed: its nonce is not 8 or more letters and digits, as Sign-In With Ethereum writes one",
     );
   }
-  // As is a statement SIWE's grammar does not carry (printable ASCII), said so (the parser says "input length out of range").
-  if (rail === 'base' && typeof info.statement === 'string' && !/^[\x20-\x7e]*$/.test(info.statement)) {
+  // As is a statement SIWE's grammar does not carry (EIP-4361: its reserved and unreserved characters
+  // and spaces), said so: the parser says "input length out of range" or "max line number was 6".
+  if (rail === 'base' && typeof info.statement === 'string' && !/^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]*$/.test(info.statement)) {
     throw new CofferError(
       'sign_in_not_offered',
-      "the seller's sign-in challenge cannot be signed: its statement holds characters outside ASCII, which Sign-In With Ethereum does not carry",
+      "the seller's sign-in challenge cannot be signed: its statement holds characters Sign-In With Ethereum does not carry (it takes letters, digits, spaces and -._~:/?#[]@!$&'()*+,;=)",
     );
   }
   try {

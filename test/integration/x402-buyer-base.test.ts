@@ -1072,7 +1072,7 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(admitted.status).toBe(200);
       // A challenge the SIWE message cannot carry (a line break, letters outside ASCII in its
       // statement) is refused in words with its code, not answered 500.
-      for (const statement of ['sign in\nChain ID: 1', 'héllo ✓']) {
+      for (const statement of ['sign in\nChain ID: 1', 'héllo ✓', '100% "sure"']) {
         const asked = await answerOf(await fetch(siwx.url), siwx.url);
         const required = JSON.parse(Buffer.from(asked.headers['payment-required']!, 'base64').toString()) as {
           extensions: Record<string, { info: Record<string, unknown> }>;
@@ -1087,7 +1087,7 @@ describe('Coffer pays x402 sellers on Base', () => {
         expect(odd.body.error).toBe(
           statement.includes('\n')
             ? "the seller's sign-in challenge cannot be signed: its statement holds a line break or another control character"
-            : "the seller's sign-in challenge cannot be signed: its statement holds characters outside ASCII, which Sign-In With Ethereum does not carry",
+            : "the seller's sign-in challenge cannot be signed: its statement holds characters Sign-In With Ethereum does not carry (it takes letters, digits, spaces and -._~:/?#[]@!$&'()*+,;=)",
         );
       }
       // A nonce SIWE cannot carry is said so, not as the package's "line 9: invalid nonce".
