@@ -124,7 +124,15 @@ export async function callSellerFollowing(
   options: PayingFetchOptions,
   carried: string | null = null,
 ): Promise<{ response: Response; request: SellerRequest }> {
-  if ((init.redirect ?? 'follow') !== 'follow') return { response: await callSeller(url, init, options), request: { url, init } };
+  if ((init.redirect ?? 'follow') !== 'follow') {
+    const response = await callSeller(url, init, options);
+    // The caller's 'manual' asked of the fetch given as well: one that followed anyway is refused.
+    if (response.redirected) {
+      await response.body?.cancel().catch(() => undefined);
+      throw followedItself(url);
+    }
+    return { response, request: { url, init } };
+  }
   // One wait for the answer over every hop, as fetch's one call waits over its redirects.
   const waitMs = answerWait(options.answerWaitMs);
   const until = waitMs === null ? null : Date.now() + waitMs;

@@ -33,7 +33,11 @@ export async function payX402Offer(
   // A seller that offers sign-in may let the agent in on an earlier purchase: asked first, so that
   // nothing is bought twice. Its answer, if it still asks for payment, is the offer paid below.
   const signIn = signInFirst ? await signedInCall(url, init, asked, options, api) : null;
-  if (signIn !== null && letIn(signIn.response, init)) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
+  if (signIn?.response.ok) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
+  // To a caller that asked to see redirects (`redirect: 'manual'`), the seller's redirect of the
+  // signed-in call is its answer, handed over as fetch hands it: not bought, and not said to be let in
+  // (a redirect to a login page is one too).
+  if (signIn !== null && init.redirect === 'manual' && isRedirect(signIn.response.status)) return unpaid(signIn.response);
   // Not let in: the seller's fresh 402 is the offer paid (any other answer, or a 402 its redirects
   // led to elsewhere, which is another URL's offer: the first one).
   const offered = signIn?.response.status === 402 && signIn.at === url ? await sellerAsked(url, init, signIn.response) : asked;
@@ -71,12 +75,7 @@ export async function payX402Offer(
   return { response, payment, settlement };
 }
 
-/**
- * Whether the seller let the agent in on its proof: a 2xx; or, to a caller that asked to see redirects
- * (`redirect: 'manual'`), the seller's redirect of the signed-in call, handed over as fetch hands it.
- */
-const letIn = (response: Response, init: RequestInit): boolean =>
-  response.ok || (init.redirect === 'manual' && response.status >= 300 && response.status < 400);
+const isRedirect = (status: number) => status >= 300 && status < 400;
 
 /** What Coffer paid for an x402 offer: its payment and the header the paid call carries. */
 type X402Paid = Pick<PaymentMade, 'paymentId' | 'amount' | 'status' | 'header' | 'rail' | 'network' | 'agentStopped'>;
@@ -264,7 +263,10 @@ async function signedInCall(
   try {
     // Its redirects followed as fetch would (a seller may answer a signed-in call with the resource's
     // place): the proof, as a payment's header, goes to this URL's origin only, never past one that left it.
-    const { response, request } = await callSellerFollowing(url, { ...init, headers }, options, proof.header.name);
+    // A transport failure is tried again, as any call of the purchase is (the same proof).
+    const { response, request } = await withRetries(options.retries ?? 2, () =>
+      callSellerFollowing(url, { ...init, headers }, options, proof.header.name),
+    );
     return { response, at: request.url, address: proof.address };
   } catch (error) {
     // A signed-in call that failed is not "not let in": the seller may have taken the proof and let

@@ -161,6 +161,15 @@ describe('a fetch given that follows redirects itself', () => {
       'X-Payment',
     ).catch((error) => error);
     expect(carried).toMatchObject({ code: 'invalid_request' });
+    // Nor where the caller asked for the redirect itself, which such a fetch would follow all the same.
+    await expect(
+      callSellerCarrying(
+        `${seller.url}/away`,
+        { redirect: 'manual', headers: { 'X-Payment': 'v1.receipt' } },
+        { agent: AGENT, fetch: following },
+        'X-Payment',
+      ),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
     // Such a fetch is not tried again either.
     let tries = 0;
     await expect(
