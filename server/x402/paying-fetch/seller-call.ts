@@ -88,6 +88,17 @@ export async function callSeller(url: string, init: RequestInit, options: Paying
   }
 }
 
+/**
+ * callSeller asked not to follow a redirect: a fetch given in the options that followed one anyway
+ * (its answer `redirected`) is refused, its answer given up.
+ */
+async function callSellerUnfollowed(url: string, init: RequestInit, options: PayingFetchOptions): Promise<Response> {
+  const response = await callSeller(url, init, options);
+  if (!response.redirected) return response;
+  await response.body?.cancel().catch(() => undefined);
+  throw followedItself(url);
+}
+
 /** The answers fetch follows to their Location. */
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -124,30 +135,21 @@ export async function callSellerFollowing(
   options: PayingFetchOptions,
   carried: string | null = null,
 ): Promise<{ response: Response; request: SellerRequest }> {
-  if ((init.redirect ?? 'follow') !== 'follow') {
-    const response = await callSeller(url, init, options);
-    // The caller's 'manual' asked of the fetch given as well: one that followed anyway is refused.
-    if (response.redirected) {
-      await response.body?.cancel().catch(() => undefined);
-      throw followedItself(url);
-    }
-    return { response, request: { url, init } };
-  }
+  // The caller's own 'manual' (or 'error') is asked of the fetch given as it stands.
+  if ((init.redirect ?? 'follow') !== 'follow') return { response: await callSellerUnfollowed(url, init, options), request: { url, init } };
   // One wait for the answer over every hop, as fetch's one call waits over its redirects.
   const waitMs = answerWait(options.answerWaitMs);
   const until = waitMs === null ? null : Date.now() + waitMs;
   let request: SellerRequest = { url, init };
   for (let hops = 0; ; hops += 1) {
     const left = until === null ? undefined : Math.max(1, until - Date.now());
-    const response = await callSeller(request.url, { ...request.init, redirect: 'manual' }, { ...options, answerWaitMs: left }).catch(
-      (error: unknown) => {
-        throw error instanceof NoAnswer && waitMs !== null ? new NoAnswer(waitMs) : error;
-      },
-    );
-    if (response.redirected) {
-      await response.body?.cancel().catch(() => undefined);
-      throw followedItself(request.url);
-    }
+    const response = await callSellerUnfollowed(
+      request.url,
+      { ...request.init, redirect: 'manual' },
+      { ...options, answerWaitMs: left },
+    ).catch((error: unknown) => {
+      throw error instanceof NoAnswer && waitMs !== null ? new NoAnswer(waitMs) : error;
+    });
     const location = response.headers.get('location');
     if (!REDIRECTS.has(response.status) || location === null) return { response, request };
     await response.body?.cancel().catch(() => undefined);
