@@ -352,14 +352,22 @@ export type PayBody = z.infer<typeof payBodySchema>;
 
 /** Response headers as a plain map: names and values a 402 or a paid answer carries. */
 const headersSchema = z
-  .record(
-    z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, 'header names are HTTP tokens (at most 100 characters)'),
-    // What an HTTP header value can be: one line of Latin-1 text.
-    z
-      .string('header values are text')
-      .max(16_384, 'header values are at most 16384 characters')
-      .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'header values are single lines of text'),
-    'must be an object of header names to values',
+  .unknown()
+  // A token, but no key a plain object keeps: zod's record leaves it out, and the headers read would lose it unsaid.
+  .refine((headers) => typeof headers !== 'object' || headers === null || !Object.hasOwn(headers, '__proto__'), {
+    message: 'a header named __proto__ cannot be read',
+    abort: true,
+  })
+  .pipe(
+    z.record(
+      z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, 'header names are HTTP tokens (at most 100 characters)'),
+      // What an HTTP header value can be: one line of Latin-1 text.
+      z
+        .string('header values are text')
+        .max(16_384, 'header values are at most 16384 characters')
+        .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'header values are single lines of text'),
+      'must be an object of header names to values',
+    ),
   )
   .refine((headers) => Object.keys(headers).length <= 64, 'at most 64 headers');
 
@@ -380,10 +388,8 @@ export const x402PayBodySchema = strictFields({
     )
     // It is the payment's `resource`, shown in the agent's history, the owner's activity and audit:
     // a password in it would be written down everywhere (no x402 seller's URL carries one).
-    .refine(
-      (text) => !URL.canParse(text) || (new URL(text).username === '' && new URL(text).password === ''),
-      'must not carry a user name or password',
-    ),
+    // An empty one (`https://:@host/`) too: the parser drops it, and the URL shown would not be the one given.
+    .refine((text) => !URL.canParse(text) || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(text), 'must not carry a user name or password'),
   method: z
     .string()
     .regex(/^[A-Z]{3,7}$/, 'must be an HTTP method such as GET or POST')

@@ -527,6 +527,9 @@ describe('x402PayBodySchema', () => {
   it.each([
     ['a user name and password', 'http://user:secret@127.0.0.1:7850/weather'],
     ['a user name alone', 'https://someone@api.example.com/weather'],
+    // Empty, the parser drops them: the URL recorded would not be the one given.
+    ['an empty user name and password', 'https://:@api.example.com/weather'],
+    ['an empty user name', 'https://@api.example.com/weather'],
     ['another scheme', 'ftp://api.example.com/weather'],
     // As written on the wire a URL holds none of these; shown in the history they would lie.
     ['a right-to-left override', 'https://a.example/\u202ehidden'],
@@ -556,6 +559,13 @@ describe('x402PayBodySchema', () => {
       { 'payment-required': 'x'.repeat(16_385) },
       /^Headers, payment-required: header values are at most 16384 characters$/,
     ],
+    // A key a plain object keeps as its prototype: read as headers, it would be gone unsaid.
+    [
+      'a header named __proto__',
+      JSON.parse('{"__proto__":"x","payment-required":"e30="}'),
+      /^Headers: a header named __proto__ cannot be read$/,
+    ],
+    ['left out', undefined, /^Headers must be an object of header names to values$/],
   ])('says in its own words when the headers are %s', (_label, headers, words) => {
     const result = wire.x402PayBodySchema.safeParse({ ...offer, url: 'https://api.example.com/weather', headers });
     expect(result.success).toBe(false);
