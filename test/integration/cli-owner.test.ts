@@ -98,7 +98,11 @@ describe("the owner's CLI", () => {
     expect((await owner(['allocate', 'researcher2', '1', '--rail', 'base'])).code).toBe(0);
     const refused = await owner(['archive', 'researcher2']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/still holds 3\.00 USDC on Solana and 1\.00 USDC on Base: .*\(agent_has_funds\)$/m);
+    expect(refused.stderr).toMatch(
+      /^coffer: agent "researcher2" still holds 3\.00 USDC on Solana and 1\.00 USDC on Base: return it to the treasury first \(agent_has_funds\)$/m,
+    );
+    // The server's HTTP door is not the CLI's: its own commands follow.
+    expect(refused.stderr).not.toContain('/v1/');
     // Each command as typed in a shell, this data dir named: pasted elsewhere, it asks the same Coffer.
     const typed = (...words: string[]) => shellCommand([...words, '--data-dir', dataDir]);
     expect(refused.stderr).toContain(

@@ -22,7 +22,9 @@ export async function archive(
     // The server says what it holds (or what is on its way); here, the commands that give back what
     // its wallet holds on each rail, read from its balance (the dashboard's Archive… does it for you).
     const returns = await returnCommands(api, args.agentId, args.dataDir);
-    err.write(`coffer: ${error.message} (${error.code})\n`);
+    // The server's words end with its HTTP door ("(POST /v1/agents/…/return)"): here, its commands say it.
+    const said = returns.length > 0 ? error.message.replace(/ \(POST \/v1\/agents\/[^()]*\/return[^()]*\)$/, '') : error.message;
+    err.write(`coffer: ${said} (${error.code})\n`);
     if (returns.length > 0)
       err.write(`Return it first: ${returns.join(' and ')}, then ${ownerCommandLine(['archive', args.agentId], args.dataDir)}\n`);
     return 1;
