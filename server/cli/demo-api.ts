@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { CofferApiError } from '../client/client-error.js';
 import { STOP_SIGNALS } from '../boot/stop-signals.js';
+import { answerRejectedRequestsInJson } from '../boot/loopback-server.js';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,6 +77,7 @@ export async function demoApi(flags: {
       ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator) } }),
     }),
   );
+  answerRejectedRequestsInJson(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);

@@ -59,6 +59,10 @@ describe('coffer demo-api beside coffer serve', () => {
       expect((await json(response)).city).toBe('Kyoto');
       const replay = await fetch(`${demoUrl}/weather?city=Kyoto`, { headers: { 'x-payment': payment!.header.value } });
       expect((await json(replay)).code).toBe('receipt_already_used');
+      // A payment header past Node's 16 KiB never reaches the paywall: still answered in JSON, with a code.
+      const oversized = await fetch(`${demoUrl}/weather?city=Kyoto`, { headers: { 'x-payment': 'v'.repeat(60_000) } });
+      expect([oversized.status, oversized.headers.get('content-type')]).toEqual([431, 'application/json; charset=utf-8']);
+      expect(await oversized.json()).toEqual({ error: 'the request line and headers are larger than 16 KiB', code: 'invalid_request' });
 
       // Paid on Base: the same terms, to its Base recipient, verified on the server's embedded EVM chain.
       expect(firstLine).toMatch(/, and Base on sim;/);
