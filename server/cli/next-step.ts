@@ -23,10 +23,12 @@ const AGENT_NEXT: Readonly<Record<string, (run: Commands) => string>> = {
   budget_exceeded: (run) =>
     // A count budget is asked for with --count, and --budget replaces every budget: a hint typed as
     // printed must neither fail on a placeholder nor swap a count for an amount.
-    `${run.agent(['policy'])} shows each budget and when it starts afresh; ${run.agent(['policy', '--budget', 'AMOUNT/WINDOW'])} (--count N/WINDOW for a count of payments), naming every budget to keep, asks the owner for more`,
+    // A rolling window ("any hour") never starts afresh as a whole: what is spent and left is what holds.
+    `${run.agent(['policy'])} shows each budget, what is spent and left, and when a calendar one starts afresh; ${run.agent(['policy', '--budget', 'AMOUNT/WINDOW[:SCOPE]'])} (--count N/WINDOW[:SCOPE] for a count of payments; SCOPE as the budget refused names it), naming every budget to keep, asks the owner for more`,
   max_per_payment_exceeded: (run) => `${run.agent(['policy', '--max', 'AMOUNT'])} asks the owner for a higher max per payment`,
   service_not_allowed: (run) =>
-    `${run.agent(['policy', '--allow', 'SERVICE'])} asks the owner to allow it (with an --allow for every service to keep)`,
+    // Outside the registry a name pins no one: the allowed entry is the address paid, as the refusal names it.
+    `${run.agent(['policy', '--allow', 'SERVICE'])} asks the owner to allow it (a registry service's id, else the address it was paid to; with an --allow for every service to keep)`,
   price_above_registry: (run) =>
     `${run.agent(['services', 'SERVICE'])} shows the price the registry lists; a registry service is paid that, no more`,
   // A held payment's request ended unanswered (a seller's terms end with it): nothing was paid.

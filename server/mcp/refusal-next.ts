@@ -7,9 +7,11 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
   agent_suspended: 'resume_agent asks the owner to resume this agent; nothing is paid until they do',
   daily_budget_exceeded:
     'the daily budget frees as payments pass 24 hours old; set_policy with a larger dailyBudget asks the owner for more',
-  budget_exceeded: 'get_policy shows each budget and when it starts afresh; set_policy with larger budgets asks the owner for more',
+  budget_exceeded:
+    'get_policy shows each budget, what is spent and left, and when a calendar one starts afresh; set_policy with larger budgets asks the owner for more',
   max_per_payment_exceeded: 'set_policy with a higher maxPerPayment asks the owner for it',
-  service_not_allowed: 'set_policy with allowedServices naming it (and every service to keep) asks the owner to allow it',
+  service_not_allowed:
+    "set_policy with allowedServices naming it (a registry service's id, else the address it was paid to; and every service to keep) asks the owner to allow it",
   insufficient_funds:
     'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base, where this Coffer runs that rail); where the seller offers both rails, fetch_paid with the other rail may pay from the wallet that holds it',
   price_above_registry: 'find_service shows the price the registry lists; a registry service is paid that, no more',

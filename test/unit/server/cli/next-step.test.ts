@@ -14,10 +14,10 @@ describe("the line after an agent's refused payment", () => {
       `it frees as payments pass 24 hours old; ${COFFER} policy --daily AMOUNT asks the owner for a larger daily budget`,
     );
     expect(nextStep('pay', 'budget_exceeded')).toBe(
-      `${COFFER} policy shows each budget and when it starts afresh; ${COFFER} policy --budget AMOUNT/WINDOW (--count N/WINDOW for a count of payments), naming every budget to keep, asks the owner for more`,
+      `${COFFER} policy shows each budget, what is spent and left, and when a calendar one starts afresh; ${COFFER} policy --budget 'AMOUNT/WINDOW[:SCOPE]' (--count N/WINDOW[:SCOPE] for a count of payments; SCOPE as the budget refused names it), naming every budget to keep, asks the owner for more`,
     );
     expect(nextStep('pay', 'service_not_allowed')).toBe(
-      `${COFFER} policy --allow SERVICE asks the owner to allow it (with an --allow for every service to keep)`,
+      `${COFFER} policy --allow SERVICE asks the owner to allow it (a registry service's id, else the address it was paid to; with an --allow for every service to keep)`,
     );
     // Short of funds: the owner's command that funds the wallet.
     expect(nextStep('fetch', 'insufficient_funds')).toBe(
