@@ -31,6 +31,10 @@ const AGENT_NEXT: Readonly<Record<string, (run: Commands) => string>> = {
     `${run.agent(['policy', '--allow', 'SERVICE'])} asks the owner to allow it (a registry service's id, else the address it was paid to; with an --allow for every service to keep)`,
   price_above_registry: (run) =>
     `${run.agent(['services', 'SERVICE'])} shows the price the registry lists; a registry service is paid that, no more`,
+  // Withdrawn while this very command still waited: the agent was stopped or archived (or another of
+  // its processes took the request back). Which, the agent's status says; the kill's own hint follows.
+  approval_withdrawn: (run) =>
+    `${run.agent(['status'])} says whether this agent was stopped (then ${run.agent(['resume'])} asks the owner to resume it); else ask again`,
   // A held payment's request ended unanswered (a seller's terms end with it): nothing was paid.
   approval_expired: () =>
     "ask again: the seller's terms are fresh, and the owner is asked again (a Coffer paywall's terms last 5 minutes by default)",

@@ -245,6 +245,34 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
     }
   });
 
+  it('coffer pay held, and the agent stopped meanwhile: the request withdrawn, and how to learn why and ask for a resume', async () => {
+    await post('/v1/agents/one-liner/policy', { askAbove: '0' });
+    const before = await balance();
+    const paying = spawn(process.execPath, [CLI, 'pay', 'demo-weather', '0.01', '--config', configFile], {
+      env: { ...process.env, COFFER_CONFIG: '', COFFER_NO_BROWSER: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    paying.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => paying.once('exit', (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 200 && !stderr.includes('Waiting'); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(stderr).toContain('Waiting');
+      expect((await post('/v1/agents/one-liner/kill', {})).status).toBe('suspended');
+      expect(await exited).toBe(1);
+      expect(stderr).toMatch(/\(approval_withdrawn\)\n/);
+      // What it cannot know for sure (another of its processes may have taken the request back), its status says.
+      expect(stderr).toContain(
+        `next: ${COFFER} status --config ${configFile} says whether this agent was stopped (then ${COFFER} resume --config ${configFile} asks the owner to resume it); else ask again\n`,
+      );
+      expect(await balance()).toBe(before);
+    } finally {
+      paying.kill('SIGKILL');
+      await post('/v1/agents/one-liner/resume', {});
+      await post('/v1/agents/one-liner/policy', { askAbove: null });
+    }
+  });
+
   it('coffer fetch --approval picks up the request a killed fetch left waiting: the yes paid once, its receipt presented', async () => {
     const demo = await startDemoApi(dataDir);
     await post('/v1/agents/one-liner/policy', { askAbove: '0' });
