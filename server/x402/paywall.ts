@@ -153,7 +153,8 @@ const baseTerms = (base: NonNullable<PaywallOptions['base']>): PaywallBaseTerms 
 // A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's
 // twin in express).
 const resourceOf = (req: Request) => `${req.method === 'HEAD' ? 'GET' : req.method} ${req.baseUrl}${req.path}`;
-const urlOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}${req.path}`;
+/** The URL asked, its query too, as the official x402 middleware names the resource (what the buyer asked for). */
+const urlOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.originalUrl}`;
 
 function freshTerms(paywall: Paywall, req: Request, { route, amount }: Priced): PaymentTerms {
   const { options, maxTimeoutSeconds } = paywall;

@@ -98,6 +98,15 @@ describe("x402 clients pay Coffer's paywall", () => {
     await cluster.stop();
   });
 
+  it('names the resource as the URL asked, its query too, as the official middleware does', async () => {
+    const unpaid = await fetch(`${api.url}/data?city=Lisbon&days=2`);
+    expect(unpaid.status).toBe(402);
+    const body = (await unpaid.json()) as any;
+    expect(body.accepts[0].resource).toBe(`${api.url}/data?city=Lisbon&days=2`);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    expect(required.resource.url).toBe(`${api.url}/data?city=Lisbon&days=2`);
+  });
+
   it("its 402 offers Coffer's terms, an x402 v1 accepts list and a v2 PAYMENT-REQUIRED header, with the facilitator's fee payer and the nonce as memo", async () => {
     const unpaid = await fetch(`${api.url}/data`);
     expect(unpaid.status).toBe(402);
