@@ -305,6 +305,13 @@ async function settlingOn(rail: Rail, payload: PaymentPayload, match: PaymentMat
   return baseSettling(payload, { recipient: base.recipient, amount: match.amount }, base, senders);
 }
 
+/** The same payment presented again while its first presentation settles: its outcome is not known yet. */
+export class BeingSettled extends Error {
+  constructor() {
+    super('this payment is being settled now, as presented before: try again for its answer');
+  }
+}
+
 /**
  * The payments a paywall's facilitator is settling now, by their claim (claimOf), with the header
  * presented (this process's; the store keeps the settled ones).
@@ -322,7 +329,7 @@ class SettlingNow {
   take(claim: string, header: string): X402Refusal | null {
     if (claim === '') return null;
     const inFlight = this.headers.get(claim);
-    if (inFlight === header) throw new Error('this payment is being settled now');
+    if (inFlight === header) throw new BeingSettled();
     if (inFlight !== undefined) return refuse('receipt_already_used', 'another payment naming this nonce is being settled');
     this.headers.set(claim, header);
     return null;

@@ -7,7 +7,14 @@ import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
 import type { PaywallStore } from './paywall-store.js';
 import { createNonces, type Nonces } from './nonces.js';
 import { verifyReceipt, type VerifiedPayment } from './verify-receipt.js';
-import { createPaywallX402, type Facilitator, type PaywallBaseTerms, type PaywallSolTerms, type PaywallX402 } from './paywall-x402.js';
+import {
+  BeingSettled,
+  createPaywallX402,
+  type Facilitator,
+  type PaywallBaseTerms,
+  type PaywallSolTerms,
+  type PaywallX402,
+} from './paywall-x402.js';
 import { x402Networks } from '../chain/solana/networks.js';
 import { x402EvmNetworks } from '../chain/evm/networks.js';
 
@@ -216,6 +223,8 @@ async function acceptX402(
       now: paywall.now(),
     });
   } catch (error) {
+    // Presented again while it settles: said so (its first presentation gets the answer; this one, tried again, the outcome).
+    if (error instanceof BeingSettled) return void res.status(503).json({ error: error.message, code: 'verifier_unavailable' });
     paywall.log(`paywall: could not settle an x402 payment: ${(error as Error).message}`);
     res.status(503).json({ error: 'the payment could not be settled right now; try again', code: 'verifier_unavailable' });
     return;

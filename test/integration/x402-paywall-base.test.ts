@@ -911,7 +911,11 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const again = await fetch(`${api.url}/data`, { headers });
       expect(again.status).toBe(503);
-      expect((await again.json()).code).toBe('verifier_unavailable');
+      // Said as what it is: not a facilitator out of reach, the same payment still settling.
+      expect(await again.json()).toEqual({
+        code: 'verifier_unavailable',
+        error: 'this payment is being settled now, as presented before: try again for its answer',
+      });
       expect((await first).status).toBe(503);
       await node.mine(1);
     } finally {
