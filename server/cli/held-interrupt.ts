@@ -10,6 +10,7 @@ import type { CofferClient } from '../client/coffer-client.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import { CofferApiError } from '../client/client-error.js';
 import { localTime } from './local-time.js';
+import { shellCommand } from '../boot/cli-invocation.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -41,7 +42,7 @@ export function heldWords(approval: Approval): string {
   const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? 'the policy asks the owner';
   return (
     `Waiting for the owner's yes (${reason}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. ` +
-    `The owner decides with coffer approve ${approval.approvalId} (or coffer deny), or in the dashboard's Approvals page (and the tray's menu, where Coffer runs as the desktop app).`
+    `The owner decides with ${shellCommand(['approve', approval.approvalId])} (or ${shellCommand(['deny', approval.approvalId])}), or in the dashboard's Approvals page (and the tray's menu, where Coffer runs as the desktop app).`
   );
 }
 

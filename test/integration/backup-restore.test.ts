@@ -426,7 +426,8 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
         body: JSON.stringify({ agentId: 'alpha', dailyBudget: '10.00', maxPerPayment: '1.00' }),
       });
       expect(deployed.status).toBe(200);
-      const file = join(scratch, 'treasury.coffer');
+      // A name a shell splits: the restore line quotes it.
+      const file = join(scratch, 'treasury one.coffer');
       const env = { COFFER_KEYSTORE: 'file' };
 
       const short = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, 'too short\n');
@@ -438,8 +439,8 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       expect(existsSync(file)).toBe(false);
       const written = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
       expect(written.code, written.stderr).toBe(0);
-      expect(written.stdout).toMatch(/^Wrote .*treasury\.coffer \(\d+ kB\): the ledger and every wallet's key \(5\)/);
-      expect(written.stdout).toContain(`coffer restore ${file}`);
+      expect(written.stdout).toMatch(/^Wrote .*treasury one\.coffer \(\d+ kB\): the ledger and every wallet's key \(5\)/);
+      expect(written.stdout).toContain(`Restore it anywhere with: coffer restore '${file}'\n`);
       const again = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
       expect({ code: again.code, said: again.stderr }).toMatchObject({
         code: 1,

@@ -507,7 +507,7 @@ describe("the owner's CLI", () => {
     const held = await new Promise<string>((resolve) => createInterface({ input: paying.stderr! }).once('line', resolve));
     const approvalId = /request (apr_[\w-]+)/.exec(held)?.[1];
     if (approvalId === undefined) throw new Error(`the pay did not wait for the owner: ${held}`);
-    expect(held).toContain(`coffer approve ${approvalId}`);
+    expect(held).toContain(`${shellCommand(['approve', approvalId])} (or ${shellCommand(['deny', approvalId])})`);
 
     const waiting = await owner(['approvals']);
     expect(waiting.stdout).toMatch(new RegExp(`^${approvalId} {2}asker: Pay 0\\.01 USDC to demo-weather`, 'm'));

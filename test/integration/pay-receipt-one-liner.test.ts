@@ -183,6 +183,10 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
           'm',
         ),
       );
+      // The owner's commands typed as this shell runs coffer, as the agent's own are.
+      expect(paid.stderr).toContain(
+        `The owner decides with ${COFFER} approve ${waiting[0].approvalId} (or ${COFFER} deny ${waiting[0].approvalId}), or in`,
+      );
       expect(decodeReceipt(paid.stdout.trim())).toMatchObject({ paymentId: waiting[0].paymentId, amount: '0.01' });
       expect(await balance()).toBe((Number(before) - 0.01).toFixed(2));
     } finally {

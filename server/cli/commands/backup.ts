@@ -10,6 +10,7 @@ import { formatByteSize } from '../../wire/byte-size.js';
 import { publishFile } from '../../backup/backup-file.js';
 import { writableFolderRefusal } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
+import { shellWords } from '../../boot/cli-invocation.js';
 import { CofferError } from '../../wire/errors.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { localTime } from '../local-time.js';
@@ -108,9 +109,8 @@ export async function backupFile(
   const { lastFile } = await api.backupStatus();
   io.say.write(
     `Wrote ${file} (${formatByteSize(lastFile?.bytes ?? 0)}): the ledger and every wallet's key (${lastFile?.wallets ?? 0}), encrypted with your passphrase.\n` +
-      'Keep it off this computer. Restore it anywhere with: coffer restore ' +
-      JSON.stringify(file).slice(1, -1) +
-      '\n',
+      // Another computer's shell, where `coffer` is whatever runs it there: the word, the file quoted for a shell.
+      `Keep it off this computer. Restore it anywhere with: ${shellWords(['coffer', 'restore', file])}\n`,
   );
   for (const wallet of lastFile?.walletsWithoutKey ?? []) {
     io.say.write(`warning: wallet ${wallet} has no key in this key store: its money is not in this backup\n`);
