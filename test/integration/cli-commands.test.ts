@@ -637,6 +637,12 @@ describe('coffer status, pay, kill, open', () => {
     expect(await linking.exited, linking.output()).toBe(0);
     const output = linking.output();
     expect(output).toContain('Its wallet holds 0.00 USDC on Solana and 0.50 USDC on Base.');
+    // Its Base account named beside its Solana wallet: the one that holds its money here.
+    const balance = await fetch(`${serve.url}/v1/agents/linked-on-base/balance?owner=${owner.owner}`, {
+      headers: { authorization: `Bearer ${owner.ownerKey}` },
+    });
+    const linked = ((await balance.json()) as { wallets: { sol: string; base: string } }).wallets;
+    expect(output).toContain(`Linked as agent linked-on-base (wallets ${linked.sol} on Solana, ${linked.base} on Base).\n`);
     const payLine = shellCommand(['pay', 'demo-weather', '0.01', '--rail', 'base', '--config', linkedFile]);
     expect(output).toContain(`\n  ${payLine}\n      pay for a service from this wallet\n`);
     const paid = await coffer(['pay', 'demo-weather', '0.01', '--rail', 'base', '--config', linkedFile]);

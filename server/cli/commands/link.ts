@@ -114,34 +114,44 @@ async function ownerApproved(api: CofferClient, session: LinkSession, { out, tty
  * cannot be asked. `onBaseAlone`: it holds USDC on Base and none on Solana, so the payment "Next:"
  * suggests is asked for on Base.
  */
-async function walletWords(config: AgentConfig): Promise<{ words: string; onBaseAlone: boolean }> {
-  const unfunded = `The owner funds this wallet (coffer allocate ${config.agentId} AMOUNT, or the dashboard); until then payments are refused.`;
+async function walletWords(config: AgentConfig): Promise<WalletWords> {
+  // The owner's command, typed as this shell runs coffer (the owner's data dir is not this terminal's to know).
+  const unfunded = `The owner funds this wallet (${shellCommand(['allocate', config.agentId, 'AMOUNT'])}, or the dashboard); until then payments are refused.`;
   try {
     const held = await keyClient(config.url, { owner: config.owner, key: config.apiKey }).balance(config.agentId);
     // An older Coffer answers neither; where the rail is open, a null balance is its node away (unknown).
     const base = held.baseNetwork ?? null;
     const onBase = base === null ? undefined : (held.balances?.base ?? null);
+    const baseWallet = base === null ? null : (held.wallets?.base ?? null);
     if (held.balance === '0.00' && (onBase === undefined || onBase === '0.00'))
-      return { words: `Its wallet is empty. ${unfunded}`, onBaseAlone: false };
-    if (onBase === undefined) return { words: `Its wallet holds ${held.balance} USDC.`, onBaseAlone: false };
+      return { words: `Its wallet is empty. ${unfunded}`, onBaseAlone: false, baseWallet };
+    if (onBase === undefined) return { words: `Its wallet holds ${held.balance} USDC.`, onBaseAlone: false, baseWallet };
     return {
       words: `Its wallet holds ${heldOn(held.balance, 'sol')} and ${heldOn(onBase, 'base')}.`,
       // Funded on Base alone: a payment asked for with no rail goes on Solana, and would be refused.
       onBaseAlone: held.balance === '0.00' && onBase !== null,
+      baseWallet,
     };
   } catch {
-    return { words: unfunded, onBaseAlone: false };
+    return { words: unfunded, onBaseAlone: false, baseWallet: null };
   }
 }
 
+/** What the new wallet holds, in words; whether on Base alone; its Base account where that rail is open (else null). */
+interface WalletWords {
+  words: string;
+  onBaseAlone: boolean;
+  baseWallet: string | null;
+}
+
 /** Where the agent's config was saved, then what to run next from this shell, each as it runs. */
-function linkedAndNext(
-  config: AgentConfig,
-  configPath: string,
-  wallet: { words: string; onBaseAlone: boolean },
-  out: NodeJS.WritableStream,
-): void {
-  out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
+function linkedAndNext(config: AgentConfig, configPath: string, wallet: WalletWords, out: NodeJS.WritableStream): void {
+  // Each rail's wallet where Base is open: one funded on Base alone is that account, not the Solana one.
+  const wallets =
+    wallet.baseWallet === null
+      ? `wallet ${config.walletAddress}`
+      : `wallets ${config.walletAddress} on Solana, ${wallet.baseWallet} on Base`;
+  out.write(`Linked as agent ${config.agentId} (${wallets}).\n`);
   out.write(`Saved to ${configPath} (readable only by you).\n\n`);
   // A config saved elsewhere than the default is named in every command, or none of them finds it.
   const configArgs = configPath === defaultConfigPath() ? [] : ['--config', configPath];
