@@ -55,10 +55,10 @@ describe("the owner's CLI", () => {
     expect(answer.policy).toMatchObject({ dailyBudget: '0.25', maxPerPayment: '0.25' });
 
     expect((await owner(['allocate', 'researcher2', '1.5'])).stdout).toMatch(
-      /^Allocated 1\.50 USDC to researcher2: its wallet holds 3\.50 USDC/,
+      /^Allocated 1\.50 USDC to researcher2: its wallet on Solana holds 3\.50 USDC/,
     );
     expect((await owner(['return', 'researcher2', '0.5'])).stdout).toMatch(
-      /^Returned 0\.50 USDC from researcher2 to the treasury: its wallet holds 3\.00 USDC/,
+      /^Returned 0\.50 USDC from researcher2 to the treasury: its wallet on Solana holds 3\.00 USDC/,
     );
     // The same on Base: the treasury's account there to the agent's, and back.
     expect((await owner(['allocate', 'researcher2', '2', '--rail', 'base'])).stdout).toMatch(

@@ -15,8 +15,8 @@ type Out = NodeJS.WritableStream;
 
 /** The rail a command names (`--rail`; left out, Solana). */
 const railOf = (rail: Rail | undefined) => (rail === undefined ? {} : { rail });
-/** Where a wallet is, in words: "its wallet" on Solana, "its wallet on Base" there. */
-const walletOn = (rail: Rail) => (rail === 'base' ? 'its wallet on Base' : 'its wallet');
+/** Where a wallet is, in words, its rail always said ("its wallet on Solana"): an agent has one on each. */
+const walletOn = (rail: Rail) => `its wallet on ${railName(rail)}`;
 
 /** `coffer allocate <agent> <amount> [--rail]`: USDC from the treasury to the agent's wallet, on chain. */
 export async function allocate(
