@@ -37,9 +37,11 @@ export async function payingFetch(asked: string, init: RequestInit, given: Payin
     ...(given.onChainWait === undefined ? {} : { onChainWait: guarded(given.onChainWait) }),
   };
   checkCallable(asked, init);
-  // The URL as fetch sends it ("/a b" as "/a%20b"): the one called, paid and recorded, as every later
-  // call of this purchase (a redirect's, the held request picked up) names it.
-  const url = new URL(asked).href;
+  // The URL as fetch sends it ("/a b" as "/a%20b", no #fragment): the one called, paid and recorded,
+  // as every later call of this purchase (a redirect's, the held request picked up) names it.
+  const sent = new URL(asked);
+  sent.hash = '';
+  const url = sent.href;
   answerWait(options.answerWaitMs);
   let first: Response;
   let reached: SellerRequest;

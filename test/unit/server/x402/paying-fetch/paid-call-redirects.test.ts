@@ -182,7 +182,7 @@ describe('a fetch given that follows redirects itself', () => {
 });
 
 describe('the URL asked', () => {
-  it('is called, paid and recorded as fetch sends it, spaces and all encoded', async () => {
+  it('is called, paid and recorded as fetch sends it, spaces and all encoded, without a fragment', async () => {
     const paidFor: unknown[] = [];
     const fake: typeof fetch = async (input, init) => {
       const url = String(input);
@@ -193,9 +193,13 @@ describe('the URL asked', () => {
       const offer = { x402Version: 1, error: 'pay', accepts: [{ scheme: 'exact', network: 'solana-devnet' }] };
       return Response.json(offer, { status: 402 });
     };
-    const refused = await payingFetch('https://seller.example/a b?q=é', {}, { agent: AGENT, fetch: fake }).catch((error) => error);
+    const called: string[] = [];
+    const watched: typeof fetch = async (input, init) => (called.push(String(input)), fake(input, init));
+    // A fragment too, which fetch never sends: what is paid for is what the seller is asked.
+    const refused = await payingFetch('https://seller.example/a b?q=é#top', {}, { agent: AGENT, fetch: watched }).catch((error) => error);
     expect([refused.code, refused.details.cofferCode]).toEqual(['payment_refused', 'service_not_allowed']);
     expect(paidFor).toEqual(['https://seller.example/a%20b?q=%C3%A9']);
+    expect(called[0]).toBe('https://seller.example/a%20b?q=%C3%A9');
   });
 });
 
