@@ -5,6 +5,7 @@ import type { Health } from '../wire/answers/session.js';
 import { errorHandler, notFound, sendError } from './errors.js';
 import { localOnly, noOptions } from './guards.js';
 import { jsonBody } from './json-body.js';
+import { writesTakeNoQuery } from './validate.js';
 import { principalOf } from './principal.js';
 import { DashboardSessions } from './sessions.js';
 import { dashboardRoutes, loginLinkRoute, sessionRoutes } from './dashboard.js';
@@ -60,6 +61,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     streams: options.streams,
   };
   const v1 = express.Router();
+  v1.use(writesTakeNoQuery);
   // Paying is the hot path: its routes are matched first (no other route shares their paths).
   v1.use(paymentRoutes(deps));
   v1.post(

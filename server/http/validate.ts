@@ -1,3 +1,4 @@
+import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import { CofferError, type ErrorCode } from '../wire/errors.js';
 import { agentPathSchema, describeIssues, noBodySchema } from '../wire/schemas.js';
@@ -20,6 +21,28 @@ export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string,
   const { owner: _owner, ...asked } = query;
   return parseWith(schema, asked);
 }
+
+/** How many of a write's query parameters its refusal names. */
+const QUERY_NAMED = 5;
+
+/**
+ * A write (POST, PUT, DELETE) takes what it is asked in its JSON body: a query parameter beside the
+ * owner's key is refused by name (400 invalid_request) before anything is done, never ignored. An
+ * allocation sent `?rail=base` with an amount in its body moved the money on Solana.
+ */
+export const writesTakeNoQuery: RequestHandler = (req, _res, next) => {
+  if (req.method === 'GET' || req.method === 'HEAD') return next();
+  const asked = Object.keys(req.query as Record<string, unknown>).filter((name) => name !== 'owner');
+  if (asked.length === 0) return next();
+  const named = asked.slice(0, QUERY_NAMED).map((name) => JSON.stringify(name.slice(0, 60)));
+  const more = asked.length > QUERY_NAMED ? ` and ${asked.length - QUERY_NAMED} more` : '';
+  next(
+    new CofferError(
+      'invalid_request',
+      `unknown query parameter${asked.length === 1 ? '' : 's'} ${named.join(', ')}${more}: a ${req.method} takes its fields in its JSON body (only ?owner= goes in the query)`,
+    ),
+  );
+};
 
 /**
  * Refuses any body on a POST that takes none (400 invalid_request), before anything is done: an

@@ -706,6 +706,28 @@ describe('HTTP errors and guards', () => {
       expect(byAgent.status, JSON.stringify(byAgent.body)).toBe(200);
     });
 
+    it('a query parameter on a write is refused by name before anything moves (an allocation sent ?rail=base moved money on Solana)', async () => {
+      await deployAgent(t, 'query-on-write');
+      const before = await t.api('GET', t.withOwner('/v1/agents/query-on-write/balance'));
+      const refused = await t.api('POST', t.withOwner('/v1/agents/query-on-write/allocate?rail=base'), { body: { amount: '0.01' } });
+      expect({ status: refused.status, body: refused.body }).toEqual({
+        status: 400,
+        body: {
+          code: 'invalid_request',
+          error: 'unknown query parameter "rail": a POST takes its fields in its JSON body (only ?owner= goes in the query)',
+        },
+      });
+      expect((await t.api('GET', t.withOwner('/v1/agents/query-on-write/balance'))).body).toEqual(before.body);
+      const several = await t.api('POST', t.withOwner('/v1/agents/query-on-write/kill?a=1&b=2'));
+      expect([several.status, several.body.error]).toEqual([
+        400,
+        'unknown query parameters "a", "b": a POST takes its fields in its JSON body (only ?owner= goes in the query)',
+      ]);
+      expect((await t.api('GET', t.withOwner('/v1/agents/query-on-write'))).body.status).not.toBe('suspended');
+      // The owner's key alone, as every client sends it, is read as before.
+      expect((await t.api('POST', t.withOwner('/v1/agents/query-on-write/allocate'), { body: { amount: '0.01' } })).status).toBe(200);
+    });
+
     it('arrays in ?owner are 400 invalid_owner', async () => {
       for (const path of ['/v1/dashboard', '/v1/agents', '/v1/agents/bystander/balance']) {
         const response = await t.api('GET', `${path}?owner=${t.owner}&owner=${t.owner}`);
