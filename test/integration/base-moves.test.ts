@@ -125,6 +125,16 @@ describe('moves on Base between the treasury and an agent', () => {
     expect(minted.body.deposit).toMatchObject({ rail: 'base', amount: '10.00', source: 'faucet' });
     expect(minted.body.deposit.txSignature).toMatch(/^0x[0-9a-f]{64}$/);
   });
+
+  it('the faucet mints however much was drawn before: its reserve is no limit the owner meets', async () => {
+    // Each call's most, twice: more than the reserve the faucet's wallet starts with (a billion).
+    for (const balance of ['1000001010.00', '2000001010.00']) {
+      const minted = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '1000000000', rail: 'base' } });
+      expect({ status: minted.status, treasury: minted.body.treasury }).toMatchObject({ status: 200, treasury: { rail: 'base', balance } });
+    }
+    const after = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '0.01', rail: 'base' } });
+    expect({ status: after.status, treasury: after.body.treasury }).toMatchObject({ status: 200, treasury: { balance: '2000001010.01' } });
+  });
 });
 
 describe('a Base move across a restart', () => {

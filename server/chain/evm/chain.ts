@@ -60,6 +60,8 @@ import type { EvmNetwork } from './networks.js';
 /** The embedded chain's test funds: gas for the wallets that send, and a faucet wallet holding test USDC. */
 export interface EvmTestFunds {
   topUpGas(address: Address): Promise<void>;
+  /** Mints the faucet wallet's test USDC back up to its reserve where it holds less than half. */
+  topUpFaucet(): Promise<void>;
   /** The faucet's wallet: its Solana name (its keys are backed up with the ledger's) and its EVM account. */
   faucet: { wallet: string; account: Address };
 }
@@ -172,6 +174,7 @@ export class EvmChain implements Chain {
   async prepareTestMint(to: string, amount: bigint): Promise<PreparedTransfer> {
     if (this.testFunds === null) throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${this.network})`);
     const { account } = this.testFunds.faucet;
+    await this.testFunds.topUpFaucet();
     return this.authorize(account, to, amount, bytesToHex(randomBytes(32)), account);
   }
 

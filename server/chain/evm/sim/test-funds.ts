@@ -4,15 +4,20 @@
  * mints are EIP-3009 transfers like every other move (each lands once at most); and test ETH, from
  * the chain's genesis account, for the wallets that send transactions (the treasury).
  */
-import { getAddress, parseEther, type Address } from 'viem';
+import { encodeFunctionData, getAddress, parseEther, type Address } from 'viem';
+import { USDC_ABI } from '../usdc-abi.js';
 import type { SqliteDatabase } from '../../../store/sqlite-driver.js';
 import type { EvmTestFunds } from '../chain.js';
 import type { EvmSigners } from '../signers.js';
 import type { EmbeddedEvm } from './chain.js';
 
 const FAUCET_WALLET_META = 'evm.faucet_wallet';
-/** Test USDC the faucet wallet starts with: a billion, in micro-USDC. */
-const FAUCET_RESERVE = 1_000_000_000n * 1_000_000n;
+/**
+ * Test USDC the faucet wallet is kept at, in micro-USDC: a trillion, so a thousand of the largest
+ * mints (a billion each) can be under way at once before one finds it short. Minted again whenever
+ * it holds less than half, as gas is: what the owner draws from it is no limit the owner meets.
+ */
+const FAUCET_RESERVE = 1_000_000_000_000n * 1_000_000n;
 /** A sender is topped up to this much test ETH when it holds less than a tenth of it (gas for ~10 million moves). */
 const GAS_TOP_UP = parseEther('1000');
 
@@ -33,5 +38,15 @@ export async function openEvmTestFunds(evm: EmbeddedEvm, db: SqliteDatabase, vau
   }
   const account = getAddress(await vault.evmWalletOf(wallet, wallet));
   await topUpGas(account);
-  return { topUpGas, faucet: { wallet, account } };
+  const topUpFaucet = async () => {
+    const held = BigInt(
+      (await evm.request('eth_call', [
+        { to: evm.usdc, data: encodeFunctionData({ abi: USDC_ABI, functionName: 'balanceOf', args: [account] }) },
+        'latest',
+      ])) as string,
+    );
+    if (held < FAUCET_RESERVE / 2n) await evm.mintTestUsdc(account, FAUCET_RESERVE - held);
+  };
+  await topUpFaucet();
+  return { topUpGas, topUpFaucet, faucet: { wallet, account } };
 }
