@@ -61,7 +61,8 @@ export async function serve(
   const { confirmed, failed, stillPending } = coffer.reconciled;
   if (confirmed + failed + stillPending > 0) {
     console.log(
-      `Reconciled payments left pending by the last run: ${confirmed} confirmed, ${failed} failed, ${stillPending} still pending`,
+      // Every move of money is reconciled, not payments alone: said so (37 "payments" were allocations).
+      `Reconciled the moves of money the last run left pending (payments, allocations, returns, test mints): ${confirmed} confirmed, ${failed} failed, ${stillPending} still pending`,
     );
   }
 

@@ -60,7 +60,10 @@ describe('SIGKILL in the middle of a payment burst', () => {
     const second = await spawnServe(dataDir);
     try {
       console.log(`crash left ${pendingAtCrash} pending payment(s); ${confirmedBeforeKill.length} had been answered 200`);
-      if (pendingAtCrash > 0) expect(await waitForLine(second.lines, /Reconciled/)).toMatch(/Reconciled/);
+      if (pendingAtCrash > 0)
+        expect(await waitForLine(second.lines, /Reconciled/)).toMatch(
+          /^Reconciled the moves of money the last run left pending \(payments, allocations, returns, test mints\): \d+ confirmed, \d+ failed, \d+ still pending$/,
+        );
       db = inspect();
       expect(db.prepare("SELECT COUNT(*) FROM payments WHERE status = 'pending'").pluck().get()).toBe(0);
       // Every payment answered 200 before the kill is confirmed: a 200 is never taken back.

@@ -124,9 +124,9 @@ export async function startServe(dataDir: string, timeoutMs = 30_000): Promise<S
   };
 }
 
-/** The "Reconciled payments left pending ..." line of a restart, if it printed one. */
+/** The "Reconciled the moves of money ..." line of a restart, if it printed one. */
 export function reconciledLine(serve: Serve): { confirmed: number; failed: number; stillPending: number } | null {
-  const line = serve.lines.find((l) => l.startsWith('Reconciled payments'));
+  const line = serve.lines.find((l) => l.startsWith('Reconciled the moves of money'));
   const match = line ? /(\d+) confirmed, (\d+) failed, (\d+) still pending/.exec(line) : null;
   return match ? { confirmed: Number(match[1]), failed: Number(match[2]), stillPending: Number(match[3]) } : null;
 }
