@@ -236,6 +236,29 @@ describe('coffer status, pay, kill, open', () => {
     }
   });
 
+  it('coffer fetch describes the payment by the URL as sent: one typed with U+202E or a #fragment is paid, not refused', async () => {
+    // A paywall's 402 in Coffer's form, paid to the treasury; the paid call is answered.
+    const paywall = createHttpServer((req, res) => {
+      const paid = req.headers['x-payment'] !== undefined;
+      res.writeHead(paid ? 200 : 402, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(paid ? { ok: true } : { amount: '0.01', currency: 'USDC', recipient: owner.owner }));
+    }).listen(0, '127.0.0.1');
+    await once(paywall, 'listening');
+    try {
+      const base = `http://127.0.0.1:${(paywall.address() as AddressInfo).port}`;
+      const result = await coffer(['fetch', `${base}/pa\u202eid?q=a b#top`, '--config', configFile]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('{"ok":true}');
+      const history = await fetch(`${serve.url}/v1/agents/cli-agent/spend-history?owner=${owner.owner}&limit=1`, {
+        headers: { authorization: `Bearer ${owner.ownerKey}` },
+      });
+      const [last] = ((await history.json()) as { payments: { description: string }[] }).payments;
+      expect(last!.description).toBe(`coffer fetch GET ${base}/pa%E2%80%AEid?q=a%20b`);
+    } finally {
+      paywall.close();
+    }
+  });
+
   it('coffer demo-api with no Coffer exits 3 (coffer_unreachable); on a port in use it says port_in_use, as demo-x402 does', async () => {
     const empty = tempDataDir();
     const busy = createHttpServer().listen(0, '127.0.0.1');

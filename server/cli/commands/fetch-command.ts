@@ -1,6 +1,7 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { CHAIN_WAIT_MS } from '../../x402/paying-fetch/chain-wait.js';
 import { payingFetch } from '../../x402/paying-fetch/paying-fetch.js';
+import { urlAsSent } from '../../x402/paying-fetch/url-as-sent.js';
 import { PaymentError } from '../../x402/paying-fetch/payment-error.js';
 import { afterFailedCall } from '../../x402/paying-fetch/failed-call.js';
 import { nextStep } from '../next-step.js';
@@ -42,7 +43,9 @@ export async function fetchCommand(
           { method, headers, ...(args.data === undefined ? {} : { body: args.data }) },
           {
             agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey },
-            description: `coffer fetch ${method} ${args.url}`,
+            // The URL as sent, as the payment records it: as typed, a character no URL holds as sent
+            // (U+202E, a space) would have the description refused before anything is paid.
+            description: `coffer fetch ${method} ${URL.canParse(args.url) ? urlAsSent(args.url) : args.url}`,
             ...(args.rail === undefined ? {} : { rail: args.rail }),
             // An earlier fetch's request (it was killed before the owner decided): used, not asked anew.
             ...(args.approvalId === undefined ? {} : { approvalId: args.approvalId }),

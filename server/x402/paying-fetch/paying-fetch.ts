@@ -13,6 +13,7 @@ import { PaymentError } from './payment-error.js';
 import { sellerAsked } from './seller-402.js';
 import { answerWait, callSellerFollowing, clearTextRefusal, type SellerRequest } from './seller-call.js';
 import { payX402Offer } from './x402-offer.js';
+import { urlAsSent } from './url-as-sent.js';
 
 /**
  * fetch for agents: calls the URL; on a 402 pays it through the agent's Coffer and retries once with
@@ -37,11 +38,9 @@ export async function payingFetch(asked: string, init: RequestInit, given: Payin
     ...(given.onChainWait === undefined ? {} : { onChainWait: guarded(given.onChainWait) }),
   };
   checkCallable(asked, init);
-  // The URL as fetch sends it ("/a b" as "/a%20b", no #fragment): the one called, paid and recorded,
-  // as every later call of this purchase (a redirect's, the held request picked up) names it.
-  const sent = new URL(asked);
-  sent.hash = '';
-  const url = sent.href;
+  // The URL as fetch sends it: the one called, paid and recorded, as every later call of this
+  // purchase (a redirect's, the held request picked up) names it.
+  const url = urlAsSent(asked);
   answerWait(options.answerWaitMs);
   let first: Response;
   let reached: SellerRequest;
