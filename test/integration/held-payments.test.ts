@@ -120,7 +120,9 @@ describe('held payments over HTTP', () => {
     expect(refused.every((r) => r.body.code === 'daily_budget_exceeded')).toBe(true);
     // Every sum counted is held, not paid, and the refusal says so.
     expect(
-      refused.every((r) => /USDC spent in the last 24 h \([\d.]+ of it held for the owner's yes, not paid\)$/.test(String(r.body.error))),
+      refused.every((r) =>
+        /USDC spent in the last 24 h on any rail \([\d.]+ of it held for the owner's yes, not paid\)$/.test(String(r.body.error)),
+      ),
     ).toBe(true);
     expect(waiting.reduce((sum, a) => sum + micro(a.request.amount), 0n)).toBeLessThanOrEqual(micro('6'));
     const [denyFirst, ...rest] = waiting;

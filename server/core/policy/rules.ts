@@ -92,7 +92,7 @@ export function firstRefusal(policy: Policy, usage: PolicyUsage, ask: PaymentAsk
     const held = heldOfItWords(usage.heldInWindow ?? 0n, "the owner's");
     return new CofferError(
       'daily_budget_exceeded',
-      `this payment would pass the daily budget: ${formatUsdc(usage.spentInWindow)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h${held === null ? '' : ` (${held})`}`,
+      `this payment would pass the daily budget: ${formatUsdc(usage.spentInWindow)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h on any rail${held === null ? '' : ` (${held})`}`,
     );
   }
   return null;

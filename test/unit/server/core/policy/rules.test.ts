@@ -519,10 +519,10 @@ describe('the daily budget refusal', () => {
   const usage = { now: AT.now, lastPaymentAt: null, spentInWindow: 10n * USDC, timeZone: () => AT.timeZone };
   it('says what was spent, and apart what of it waits for the owner (counted, not paid)', () => {
     expect(firstRefusal(base, usage, ask)?.message).toBe(
-      'this payment would pass the daily budget: 10.00 of 10.00 USDC spent in the last 24 h',
+      'this payment would pass the daily budget: 10.00 of 10.00 USDC spent in the last 24 h on any rail',
     );
     expect(firstRefusal(base, { ...usage, heldInWindow: 2n * USDC }, ask)?.message).toBe(
-      "this payment would pass the daily budget: 10.00 of 10.00 USDC spent in the last 24 h (2.00 of it held for the owner's yes, not paid)",
+      "this payment would pass the daily budget: 10.00 of 10.00 USDC spent in the last 24 h on any rail (2.00 of it held for the owner's yes, not paid)",
     );
     expect(firstRefusal(base, { ...usage, heldInWindow: 0n }, ask)?.message).not.toMatch(/held/);
   });
