@@ -10,6 +10,7 @@ import type { CofferClient } from '../client/coffer-client.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import { CofferApiError } from '../client/client-error.js';
 import { localTime } from './local-time.js';
+import { heldPaymentWords, heldReason } from '../wire/held-words.js';
 import { shellCommand } from '../boot/cli-invocation.js';
 
 type Out = NodeJS.WritableStream;
@@ -39,9 +40,9 @@ export interface HeldWait {
 
 /** What a held payment waits for, in a line: why, which request, until when, and where the owner decides. */
 export function heldWords(approval: Approval): string {
-  const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? 'the policy asks the owner';
+  const what = heldPaymentWords(approval);
   return (
-    `Waiting for the owner's yes (${reason}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. ` +
+    `Waiting for the owner's yes${what === null ? '' : ` to ${what}`} (${heldReason(approval)}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. ` +
     `The owner decides with ${shellCommand(['approve', approval.approvalId])} (or ${shellCommand(['deny', approval.approvalId])}), or in the dashboard's Approvals page (and the tray's menu, where Coffer runs as the desktop app).`
   );
 }

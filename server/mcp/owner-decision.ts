@@ -12,6 +12,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Approval } from '../wire/answers/approvals.js';
+import { heldPaymentWords, heldReason } from '../wire/held-words.js';
 
 /** How often a host waiting on a held payment is told it still waits (its request kept alive). */
 const HEARTBEAT_MS = 15_000;
@@ -45,10 +46,6 @@ const keptFor = (approval: Approval) => {
 
 /** Where the owner decides on one request: the dashboard's Approvals page, opened on that request. */
 export const decisionUrl = (cofferUrl: string, approvalId: string) => `${cofferUrl}/#/approvals/${encodeURIComponent(approvalId)}`;
-
-/** Why it waits, in the owner's policy's words. */
-export const heldReason = (approval: Approval) =>
-  (approval.request.reason as { message?: string } | undefined)?.message ?? "the agent's policy asks the owner";
 
 /** A tool's work, settled either way: a followed purchase must never become an unhandled rejection. */
 type Outcome = { ok: object } | { error: unknown };
@@ -174,7 +171,7 @@ export class OwnerDecisions {
 
   /** The words a host shows its user with the decision page. */
   private pageWords(approval: Approval): string {
-    return `Coffer holds this payment for the owner's yes (${heldReason(approval)}; request ${approval.approvalId}). Open the page to approve or deny it; nothing is paid until then.`;
+    return `Coffer holds ${thisPayment(approval)} for the owner's yes (${heldReason(approval)}; request ${approval.approvalId}). Open the page to approve or deny it; nothing is paid until then.`;
   }
 
   /** 2026-07-28: hands the host the decision page; it comes back with the state (`resumed`). */
@@ -235,4 +232,10 @@ export function heartbeat(ctx: ServerContext, words: string): () => void {
   tell();
   const timer = setInterval(tell, HEARTBEAT_MS);
   return () => clearInterval(timer);
+}
+
+/** "this payment (0.01 USDC on Base for demo-weather)": the held payment, its rail said, as the agent is told of it. */
+export function thisPayment(approval: Approval): string {
+  const what = heldPaymentWords(approval);
+  return what === null ? 'this payment' : `this payment (${what})`;
 }

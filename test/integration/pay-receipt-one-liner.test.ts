@@ -179,7 +179,7 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       expect(paid.code, paid.stderr).toBe(0);
       expect(paid.stderr).toMatch(
         new RegExp(
-          `Waiting for the owner's yes .*request ${waiting[0].approvalId}, until .*Approvals page \\(and the tray's menu, where Coffer runs as the desktop app\\)\\.$`,
+          `Waiting for the owner's yes to 0\\.01 USDC on Solana for demo-weather \\(.*\\): request ${waiting[0].approvalId}, until .*Approvals page \\(and the tray's menu, where Coffer runs as the desktop app\\)\\.$`,
           'm',
         ),
       );

@@ -398,6 +398,8 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       }
       for (let i = 0; i < 100 && told.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(told[0]).toMatch(new RegExp(`waits for the owner's yes .*${t.url}/#/approvals/${waiting[0].approvalId} `));
+      // What it waits for, its rail said: the policy's reason names an amount, not the chain.
+      expect(told[0]).toMatch(/^This payment \(0\.01 USDC on Solana for 127\.0\.0\.1:\d+\) waits for the owner's yes \(/);
       await t.api('POST', t.withOwner(`/v1/approvals/${waiting[0].approvalId}/approve`));
       const result = (await calling) as { isError?: boolean; structuredContent?: any; content: { text: string }[] };
       expect(result.isError, result.content[0]?.text).toBeFalsy();

@@ -2,7 +2,8 @@
 // how long the call waits, and what the agent is told when it is still undecided.
 import { CofferApiError } from '../../client/client-error.js';
 import type { Approval } from '../../wire/answers/approvals.js';
-import { decisionUrl, heartbeat, heldReason, OwnerDecisions, type Followed } from '../owner-decision.js';
+import { decisionUrl, heartbeat, OwnerDecisions, thisPayment, type Followed } from '../owner-decision.js';
+import { heldReason } from '../../wire/held-words.js';
 import type { ToolCall, ToolResult } from '../tool-definition.js';
 import { failure, reply } from '../tool-results.js';
 
@@ -39,7 +40,7 @@ export async function whenDecided(followed: Followed, { ctx, extra }: ToolCall, 
   const { approval } = followed;
   const stop = heartbeat(
     extra,
-    `The payment waits for the owner's yes (${heldReason(approval)}); the owner decides at ${decisionUrl(ctx.api.base, approval.approvalId)} (request ${approval.approvalId}, until ${approval.expiresAt}). Nothing is paid until then.`,
+    `${capitalized(thisPayment(approval))} waits for the owner's yes (${heldReason(approval)}); the owner decides at ${decisionUrl(ctx.api.base, approval.approvalId)} (request ${approval.approvalId}, until ${approval.expiresAt}). Nothing is paid until then.`,
   );
   try {
     const outcome = await ctx.decisions.outcome(followed, ctx.heldWaitMs, extra.mcpReq.signal);
@@ -68,10 +69,12 @@ export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTo
     // A host that starts the server for one call and closes it after would never see the answer:
     // the bridge withdraws what it follows when it ends (mcp-server.ts), so that is said too; what it
     // does not follow stands without it, and the owner's yes pays it.
-    message: `Nothing is paid yet: this payment waits for the owner's yes (${heldReason(approval)}) until ${approval.expiresAt}. ${next} ${
+    message: `Nothing is paid yet: ${thisPayment(approval)} waits for the owner's yes (${heldReason(approval)}) until ${approval.expiresAt}. ${next} ${
       followed
         ? 'Keep this MCP server running until then: closed, it withdraws the request and nothing is paid.'
         : "The owner's yes pays it whether or not this MCP server still runs: do not pay it again."
     }`,
   };
 }
+
+const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
