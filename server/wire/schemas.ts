@@ -369,7 +369,11 @@ const headersSchema = z
       'must be an object of header names to values',
     ),
   )
-  .refine((headers) => Object.keys(headers).length <= 64, 'at most 64 headers');
+  // Typed as what it takes (a map of header names to values), not as the unknown its first step reads.
+  .refine((headers) => Object.keys(headers).length <= 64, 'at most 64 headers') as unknown as z.ZodType<
+  Record<string, string>,
+  Record<string, string>
+>;
 
 /**
  * An x402 seller's 402, handed to Coffer to pay: the URL asked, and the answer as it came (status,
@@ -388,8 +392,14 @@ export const x402PayBodySchema = strictFields({
     )
     // It is the payment's `resource`, shown in the agent's history, the owner's activity and audit:
     // a password in it would be written down everywhere (no x402 seller's URL carries one).
-    // An empty one (`https://:@host/`) too: the parser drops it, and the URL shown would not be the one given.
-    .refine((text) => !URL.canParse(text) || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(text), 'must not carry a user name or password'),
+    // However the parser reads one (`https:user:pw@host/`, one slash or none, a backslash), and an empty
+    // one (`https://:@host/`) too: the parser drops that, and the URL shown would not be the one given.
+    .refine(
+      (text) =>
+        !URL.canParse(text) ||
+        (new URL(text).username === '' && new URL(text).password === '' && !/^[a-z][a-z0-9+.-]*:[/\\]*[^/\\?#]*@/i.test(text)),
+      'must not carry a user name or password',
+    ),
   method: z
     .string()
     .regex(/^[A-Z]{3,7}$/, 'must be an HTTP method such as GET or POST')

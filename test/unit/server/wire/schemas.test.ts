@@ -530,6 +530,11 @@ describe('x402PayBodySchema', () => {
     // Empty, the parser drops them: the URL recorded would not be the one given.
     ['an empty user name and password', 'https://:@api.example.com/weather'],
     ['an empty user name', 'https://@api.example.com/weather'],
+    // Spellings the parser still reads a user name and password from.
+    ['a user name with no slashes', 'https:user:pw@api.example.com/weather'],
+    ['a user name with one slash', 'https:/user:pw@api.example.com/weather'],
+    ['a user name with three slashes', 'https:///user@api.example.com/weather'],
+    ['a user name after backslashes', 'https:\\\\user:pw@api.example.com/weather'],
     ['another scheme', 'ftp://api.example.com/weather'],
     // As written on the wire a URL holds none of these; shown in the history they would lie.
     ['a right-to-left override', 'https://a.example/\u202ehidden'],
@@ -549,6 +554,8 @@ describe('x402PayBodySchema', () => {
     );
     // Letters outside ASCII are what a URL may hold, written or encoded.
     expect(wire.x402PayBodySchema.safeParse({ ...offer, url: 'https://a.example/café' }).success).toBe(true);
+    // An @ in the path or query is no user name.
+    expect(wire.x402PayBodySchema.safeParse({ ...offer, url: 'https://a.example/users/@me?by=a@b' }).success).toBe(true);
   });
 
   it.each([
