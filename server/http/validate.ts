@@ -39,7 +39,7 @@ export const writesTakeNoQuery: RequestHandler = (req, _res, next) => {
   next(
     new CofferError(
       'invalid_request',
-      `unknown query parameter${asked.length === 1 ? '' : 's'} ${named.join(', ')}${more}: a ${req.method} takes its fields in its JSON body (only ?owner= goes in the query)`,
+      `unknown query parameter${asked.length === 1 ? '' : 's'} ${named.join(', ')}${more}: a ${req.method} takes no query parameter but ?owner= (what it is asked goes in its JSON body)`,
     ),
   );
 };

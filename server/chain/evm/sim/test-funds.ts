@@ -13,8 +13,9 @@ import type { EmbeddedEvm } from './chain.js';
 
 const FAUCET_WALLET_META = 'evm.faucet_wallet';
 /**
- * Test USDC the faucet wallet is kept at, in micro-USDC: a trillion, so a thousand of the largest
- * mints (a billion each) can be under way at once before one finds it short. Minted again whenever
+ * Test USDC the faucet wallet is kept at, in micro-USDC: a trillion, so some five hundred of the
+ * largest mints (a billion each) can be under way at once before one finds it short (the top-up
+ * starts below half, and counts no mint signed and not yet landed). Minted again whenever
  * it holds less than half, as gas is: what the owner draws from it is no limit the owner meets.
  */
 const FAUCET_RESERVE = 1_000_000_000_000n * 1_000_000n;
