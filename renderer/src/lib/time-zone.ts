@@ -6,7 +6,7 @@
  */
 import { Temporal } from 'temporal-polyfill';
 import { dayIn } from '../../../server/wire/policy/expiry.js';
-import { sameTimeZone } from '../../../server/wire/time-zones.js';
+import { currentZoneName, sameTimeZone } from '../../../server/wire/time-zones.js';
 
 /** The zone this browser reads and shows local times in. */
 export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -69,38 +69,6 @@ export function offsetOf(timeZone: string, at: number = Date.now()): string {
   }
 }
 
-/**
- * Zones the runtime lists under a name since changed (its ICU keeps the older one): each is offered
- * under the name people know it by now, where the runtime takes that name too.
- */
-const RENAMED: Record<string, string> = {
-  'Africa/Asmera': 'Africa/Asmara',
-  'America/Coral_Harbour': 'America/Atikokan',
-  'America/Godthab': 'America/Nuuk',
-  'Asia/Calcutta': 'Asia/Kolkata',
-  'Asia/Katmandu': 'Asia/Kathmandu',
-  'Asia/Rangoon': 'Asia/Yangon',
-  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
-  'Atlantic/Faeroe': 'Atlantic/Faroe',
-  'Europe/Kiev': 'Europe/Kyiv',
-  'Pacific/Enderbury': 'Pacific/Kanton',
-  'Pacific/Ponape': 'Pacific/Pohnpei',
-  'Pacific/Truk': 'Pacific/Chuuk',
-};
-
-const known = (timeZone: string) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-};
-const currentName = (listed: string) => {
-  const renamed = RENAMED[listed];
-  return renamed !== undefined && known(renamed) ? renamed : listed;
-};
-
 /** A zone to pick, with its offset now (searched too: "+14" finds Kiritimati). */
 export interface ZoneChoice {
   name: string;
@@ -113,7 +81,7 @@ export interface ZoneChoice {
  */
 export function zoneChoices(also: readonly string[] = [], at: number = Date.now()): ZoneChoice[] {
   const listed = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-  const names = [...new Set(['UTC', ...listed.map(currentName), ...also])];
+  const names = [...new Set(['UTC', ...listed.map(currentZoneName), ...also])];
   return names.map((name) => ({ name, offset: offsetOf(name, at) }));
 }
 
