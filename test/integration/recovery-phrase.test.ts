@@ -165,6 +165,15 @@ describe('coffer backup phrase', () => {
       expect(before.stdout).toContain(`not written down yet: ${shellCommand(['backup', 'phrase', '--data-dir', dataDir])}\n`);
       expect(before.stdout).toContain(`none written here: ${shellCommand(['backup', '--out', 'FILE', '--data-dir', dataDir])}\n`);
       expect(before.stdout).toContain(`off: ${shellCommand(['backup', 'schedule', '--folder', 'DIR', '--data-dir', dataDir])}\n`);
+      // More words on the line than asked (the whole phrase pasted): none taken, nothing changed.
+      const pasted = await backupPhrase(dataDir, (shown, _position, said) => (said.includes('Not confirmed') ? null : shown.join(' ')));
+      expect(pasted.code).toBe(1);
+      expect(pasted.stdout).toMatch(
+        new RegExp(
+          `Not confirmed: more words came than the 3 asked \\(#\\d+, #\\d+, #\\d+\\); nothing changed\\. Run ${shellCommand(['backup', 'phrase', '--data-dir', dataDir]).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} again\\.`,
+        ),
+      );
+      expect((await runCoffer(['backup', '--data-dir', dataDir])).stdout).toMatch(/^NOT BACKED UP/m);
       // The three words come in one piece, on one line (typed or pasted so, after a line left blank,
       // which asks again) or a line each (piped at once): each is read, none lost.
       for (const between of [' ', '\n']) {

@@ -13,6 +13,7 @@ import { resolveServeConfig } from '../../boot/serve-config.js';
 import { shellWords } from '../../boot/cli-invocation.js';
 import { CofferError } from '../../wire/errors.js';
 import { readOwnerConnection } from '../owner-connection.js';
+import { ownerCommandLine } from '../owner-command-line.js';
 import { localTime } from '../local-time.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 
@@ -31,6 +32,8 @@ export async function backupPhrase(
   const owner = readOwnerConnection(args.dataDir);
   const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
   const { words, confirm } = await api.revealRecoveryPhrase();
+  // This very command, as this shell runs it, for this data dir.
+  const again = ownerCommandLine(['backup', 'phrase'], args.dataDir);
   out.write('Your recovery phrase. Write these words down, in order, on paper; keep it where you keep what matters.\n');
   out.write('Anyone who reads them holds every wallet of this treasury, on any computer. Coffer never asks for them.\n\n');
   for (let row = 0; row < words.length; row += 4) {
@@ -56,7 +59,7 @@ export async function backupPhrase(
         out.write(`Word #${position}: `);
         const next = await lines.next();
         if (next.done === true) {
-          out.write('\nNot confirmed: the treasury is still "not backed up". Run coffer backup phrase again.\n');
+          out.write(`\nNot confirmed: the treasury is still "not backed up". Run ${again} again.\n`);
           return 1;
         }
         waiting.push(...next.value.split(/\s+/).filter((word) => word !== ''));
@@ -66,12 +69,19 @@ export async function backupPhrase(
   } finally {
     prompt.close();
   }
+  // More words on the line than asked (the whole phrase pasted, say): which were meant is not known.
+  if (waiting.length > 0) {
+    out.write(
+      `Not confirmed: more words came than the ${confirm.length} asked (${confirm.map((position) => `#${position}`).join(', ')}); nothing changed. Run ${again} again.\n`,
+    );
+    return 1;
+  }
   const answer = await api.confirmRecoveryPhrase({ words: typed }).catch((error: { code?: string }) => {
     if (error.code === 'phrase_mismatch') return null;
     throw error;
   });
   if (answer === null) {
-    out.write('Those words do not match the phrase (phrase_mismatch): nothing changed. Run coffer backup phrase again.\n');
+    out.write(`Those words do not match the phrase (phrase_mismatch): nothing changed. Run ${again} again.\n`);
     return 1;
   }
   out.write('Backed up: the phrase restores this treasury and every agent wallet, here or in Phantom or Solflare.\n');
