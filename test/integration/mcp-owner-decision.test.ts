@@ -221,14 +221,17 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
     }
   });
 
-  it('two identical calls at once are one purchase: the owner is asked once, it is paid once, and both are answered', async () => {
+  it('two calls of one purchase at once (its URL spelled two ways) are one: the owner is asked once, it is paid once, and both are answered', async () => {
     // A held wait far longer than the test's steps: both calls are answered by the owner's yes, on a
     // slow machine too (3 s ran out on CI before the yes was paid).
     const { agentId, walletAddress, apiKey, host } = await heldAgent(undefined, { COFFER_MCP_HELD_WAIT_SECONDS: '30' });
     try {
       const before = await balance(walletAddress);
-      const args = { url: `${demo.url}/weather?city=Twice` };
-      const both = Promise.all([host.callTool('fetch_paid', args), host.callTool('fetch_paid', args)]);
+      // Its URL spelled two ways that are one URL as sent (a space encoded or not, a #fragment).
+      const both = Promise.all([
+        host.callTool('fetch_paid', { url: `${demo.url}/weather?city=Twice Over` }),
+        host.callTool('fetch_paid', { url: `${demo.url}/weather?city=Twice%20Over#again` }),
+      ]);
       const withdrawnOf = async () =>
         ((await t.api('GET', t.withOwner('/v1/approvals?status=withdrawn'))).body.approvals as { agentId: string }[]).filter(
           (a) => a.agentId === agentId,

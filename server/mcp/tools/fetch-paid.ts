@@ -3,6 +3,7 @@ import type { Approval } from '../../wire/answers/approvals.js';
 import { payingFetch } from '../../x402/paying-fetch/paying-fetch.js';
 import { PaymentError } from '../../x402/paying-fetch/payment-error.js';
 import { afterFailedCall } from '../../x402/paying-fetch/failed-call.js';
+import { urlAsSent } from '../../x402/paying-fetch/url-as-sent.js';
 import type { Rail } from '../../wire/rails.js';
 import { OwnerDecisions } from '../owner-decision.js';
 import * as input from '../tool-inputs.js';
@@ -29,7 +30,8 @@ export const fetchPaid = defineTool({
     // The same call asked again while its purchase waits for the owner (or its answer was not taken
     // yet): that purchase, whether or not it names the approval it waits under.
     const { approvalId, ...sameCall } = request;
-    const key = OwnerDecisions.requestKey(sameCall);
+    // Its URL as sent ("/a b" and "/a%20b", with or without a #fragment, are one purchase, as paid).
+    const key = OwnerDecisions.requestKey({ ...sameCall, url: URL.canParse(sameCall.url) ? urlAsSent(sameCall.url) : sameCall.url });
     const joined = ctx.decisions.joined(key);
     if (joined !== undefined) return whenDecided(joined, call, 'fetch_paid');
     // A request this bridge follows for another call (other arguments) is that call's, not this one's.
