@@ -34,7 +34,7 @@ const AGENT_NEXT: Readonly<Record<string, (run: Commands) => string>> = {
   // Withdrawn while this very command still waited: the agent was stopped or archived (or another of
   // its processes took the request back). Which, the agent's status says; the kill's own hint follows.
   approval_withdrawn: (run) =>
-    `${run.agent(['status'])} says whether this agent was stopped (then ${run.agent(['resume'])} asks the owner to resume it); else ask anew, without --approval`,
+    `${run.agent(['status'])} says whether this agent was stopped (then ${run.agent(['resume'])} asks the owner to resume it); else ask for the payment anew, without --approval`,
   // A held payment's request ended unanswered (a seller's terms end with it): nothing was paid.
   approval_expired: () =>
     "ask again: the seller's terms are fresh, and the owner is asked again (a Coffer paywall's terms last 5 minutes by default)",

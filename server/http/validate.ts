@@ -26,8 +26,9 @@ export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string,
 const QUERY_NAMED = 5;
 
 /**
- * A write (POST, PUT, DELETE) takes what it is asked in its JSON body: a query parameter beside the
- * owner's key is refused by name (400 invalid_request) before anything is done, never ignored. An
+ * A write (POST, PUT, DELETE) takes no query parameter beside the owner's key (what it is asked, if
+ * anything, is in its JSON body): another is refused by name (400 invalid_request) before anything is
+ * done, never ignored. An
  * allocation sent `?rail=base` with an amount in its body moved the money on Solana.
  */
 export const writesTakeNoQuery: RequestHandler = (req, _res, next) => {
@@ -39,7 +40,7 @@ export const writesTakeNoQuery: RequestHandler = (req, _res, next) => {
   next(
     new CofferError(
       'invalid_request',
-      `unknown query parameter${asked.length === 1 ? '' : 's'} ${named.join(', ')}${more}: a ${req.method} takes no query parameter but ?owner= (what it is asked goes in its JSON body)`,
+      `unknown query parameter${asked.length === 1 ? '' : 's'} ${named.join(', ')}${more}: a ${req.method} takes no query parameter but ?owner=`,
     ),
   );
 };

@@ -16,7 +16,7 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
     'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base, where this Coffer runs that rail); where the seller offers both rails, fetch_paid with the other rail may pay from the wallet that holds it',
   price_above_registry: 'find_service shows the price the registry lists; a registry service is paid that, no more',
   approval_withdrawn:
-    'check_balance says whether this agent was stopped (status suspended: resume_agent asks the owner to resume it); else call again without the approvalId to ask anew',
+    'check_balance says whether this agent was stopped (status suspended: resume_agent asks the owner to resume it); else call the tool again to ask anew (fetch_paid without its approvalId)',
   approval_expired: "call again: the seller's terms are fresh, and the owner is asked again",
   nonce_expired: "call again: the seller's terms are fresh, and the owner is asked again",
 };

@@ -267,7 +267,7 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       expect(stderr).toMatch(/\(approval_withdrawn\)\n/);
       // What it cannot know for sure (another of its processes may have taken the request back), its status says.
       expect(stderr).toContain(
-        `next: ${COFFER} status --config ${configFile} says whether this agent was stopped (then ${COFFER} resume --config ${configFile} asks the owner to resume it); else ask anew, without --approval\n`,
+        `next: ${COFFER} status --config ${configFile} says whether this agent was stopped (then ${COFFER} resume --config ${configFile} asks the owner to resume it); else ask for the payment anew, without --approval\n`,
       );
       expect(await balance()).toBe(before);
     } finally {

@@ -36,7 +36,7 @@ describe("the line after an agent's refused payment", () => {
     );
     // A held request withdrawn while the command waited: a kill, most likely; the status says.
     expect(nextStep('fetch', 'approval_withdrawn')).toBe(
-      `${COFFER} status says whether this agent was stopped (then ${COFFER} resume asks the owner to resume it); else ask anew, without --approval`,
+      `${COFFER} status says whether this agent was stopped (then ${COFFER} resume asks the owner to resume it); else ask for the payment anew, without --approval`,
     );
     // A held request that ended with the seller's terms: ask again.
     expect(nextStep('fetch', 'approval_expired')).toMatch(/^ask again: the seller's terms are fresh, and the owner is asked again/);
