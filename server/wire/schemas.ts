@@ -10,6 +10,7 @@ import { didYouMean } from './did-you-mean.js';
 import { issueWords } from './issue-words.js';
 import { RAILS, checksummedEvmAddress, isEvmAddress, isSolanaAddress, isZeroEvmAddress } from './rails.js';
 import { canonicalTimeZone, isTimeZone } from './time-zones.js';
+import { urlAsSent } from './url-as-sent.js';
 import { LIST_LIMITS } from './limits.js';
 
 /** How many unknown fields a message names, and how much of each: it repeats what a client sent. */
@@ -399,7 +400,10 @@ export const x402PayBodySchema = strictFields({
         !URL.canParse(text) ||
         (new URL(text).username === '' && new URL(text).password === '' && !/^[a-z][a-z0-9+.-]*:[/\\]*[^/\\?#]*@/i.test(text)),
       'must not carry a user name or password',
-    ),
+    )
+    // Kept as sent ("https:a.example/x" is https://a.example/x; no #fragment): the URL recorded, shown
+    // and compared is the one the seller was asked, however a client spelled it.
+    .transform(urlAsSent),
   method: z
     .string()
     .regex(/^[A-Z]{3,7}$/, 'must be an HTTP method such as GET or POST')

@@ -547,6 +547,18 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect(await history('x-keyed', agent.apiKey)).toHaveLength(1);
   });
 
+  it('records the URL as the seller was asked, however a client spelled it (a #fragment, one slash, capitals)', async () => {
+    const agent = await fundedX402Agent('x-spelled', '1.00');
+    const unpaid = await answerOf(await fetch(v2.url), v2.url);
+    const asked = new URL(v2.url);
+    // `HTTP:127.0.0.1:port/path#top` is what fetch sends as http://127.0.0.1:port/path.
+    const spelled = `HTTP:${asked.host}${asked.pathname}${asked.search}#top`;
+    const paid = await payX402('x-spelled', agent.apiKey, { ...unpaid, url: spelled });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    const [payment] = await history('x-spelled', agent.apiKey);
+    expect(payment).toMatchObject({ resource: asked.href, description: `GET ${asked.href}` });
+  });
+
   it("a lost PAYMENT-RESPONSE still ends confirmed: reconciliation finds the transaction by the agent's signature", async () => {
     const agent = await fundedX402Agent('x-lost', '1.00');
     const paid = await payX402('x-lost', agent.apiKey, await answerOf(await fetch(v1.url), v1.url));

@@ -1,7 +1,7 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { CHAIN_WAIT_MS } from '../../x402/paying-fetch/chain-wait.js';
 import { payingFetch } from '../../x402/paying-fetch/paying-fetch.js';
-import { urlAsSent } from '../../x402/paying-fetch/url-as-sent.js';
+import { urlAsSent } from '../../wire/url-as-sent.js';
 import { PaymentError } from '../../x402/paying-fetch/payment-error.js';
 import { afterFailedCall } from '../../x402/paying-fetch/failed-call.js';
 import { nextStep } from '../next-step.js';

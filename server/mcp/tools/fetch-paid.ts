@@ -3,7 +3,7 @@ import type { Approval } from '../../wire/answers/approvals.js';
 import { payingFetch } from '../../x402/paying-fetch/paying-fetch.js';
 import { PaymentError } from '../../x402/paying-fetch/payment-error.js';
 import { afterFailedCall } from '../../x402/paying-fetch/failed-call.js';
-import { urlAsSent } from '../../x402/paying-fetch/url-as-sent.js';
+import { urlAsSent } from '../../wire/url-as-sent.js';
 import type { Rail } from '../../wire/rails.js';
 import { OwnerDecisions } from '../owner-decision.js';
 import * as input from '../tool-inputs.js';

@@ -13,7 +13,7 @@ import { PaymentError } from './payment-error.js';
 import { sellerAsked } from './seller-402.js';
 import { answerWait, callSellerFollowing, clearTextRefusal, type SellerRequest } from './seller-call.js';
 import { payX402Offer } from './x402-offer.js';
-import { urlAsSent } from './url-as-sent.js';
+import { urlAsSent } from '../../wire/url-as-sent.js';
 
 /**
  * fetch for agents: calls the URL; on a 402 pays it through the agent's Coffer and retries once with
