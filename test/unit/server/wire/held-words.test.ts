@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { heldPaymentWords, heldReason } from '../../../../server/wire/held-words.js';
-import type { Approval } from '../../../../server/wire/answers/approvals.js';
+import { heldApproval } from '../../../fixtures/held-approval.js';
 
 /** A payment request as the engine files it (payments/held.ts), with `request` as given. */
-const held = (request: Record<string, unknown>): Approval => ({
-  approvalId: 'apr_1',
-  status: 'pending',
-  kind: 'payment',
-  agentId: 'alpha',
-  targetAgentId: 'alpha',
-  request,
-  createdAt: '2026-11-30T00:00:00.000Z',
-  expiresAt: '2026-11-30T00:05:00.000Z',
-  decidedAt: null,
-});
+const held = (request: Record<string, unknown>) => heldApproval(request);
 
 describe('what a held payment is, as the agent waiting on it is told', () => {
   const reason = { code: 'ask_above', message: "0.01 USDC is above 0.005 USDC: above that, the policy waits for the owner's yes" };

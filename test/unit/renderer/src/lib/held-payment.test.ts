@@ -2,27 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { heldPaymentOf, outcomeWords } from '../../../../../renderer/src/lib/held-payment.js';
 import { budgetSteps, passesLimit, shareAfter, stepWords, type BudgetStep } from '../../../../../server/wire/policy/held-budgets.js';
 import type { Approval, PolicyResponse } from '../../../../../renderer/src/api/types.js';
+import { heldApproval } from '../../../../fixtures/held-approval.js';
 
 const RECIPIENT = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const OTHER = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 const HOUR = 3_600_000;
 
-/** A held payment's approval, as GET /v1/approvals answers it. */
+/** A held payment's approval, as GET /v1/approvals answers it, asked half an hour ago. */
 const approval = (request: Record<string, unknown>, extra: Partial<Approval> = {}): Approval =>
-  ({
-    approvalId: 'apr_1',
-    status: 'pending',
-    kind: 'payment',
-    agentId: 'alpha',
-    targetAgentId: 'alpha',
-    request,
-    paymentId: 'pay_1',
+  heldApproval(request, {
     createdAt: new Date(NOW - HOUR / 2).toISOString(),
     expiresAt: new Date(NOW + 23 * HOUR).toISOString(),
-    decidedAt: null,
     ...extra,
-  }) as Approval;
+  });
 
 const asked = {
   service: 'forecast-api',
