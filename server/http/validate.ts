@@ -28,8 +28,8 @@ const QUERY_NAMED = 5;
 /**
  * A write (POST, PUT, DELETE) takes no query parameter beside the owner's key (what it is asked, if
  * anything, is in its JSON body): another is refused by name (400 invalid_request) before anything is
- * done, never ignored. An
- * allocation sent `?rail=base` with an amount in its body moved the money on Solana.
+ * done, never ignored. An allocation sent `?rail=base` with an amount in its body moved the money on
+ * Solana.
  */
 export const writesTakeNoQuery: RequestHandler = (req, _res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD') return next();

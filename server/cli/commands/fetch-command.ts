@@ -45,7 +45,7 @@ export async function fetchCommand(
             agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey },
             // The URL as sent, as the payment records it: as typed, a character no URL holds as sent
             // (U+202E, a space) would have the description refused before anything is paid.
-            description: `coffer fetch ${method} ${URL.canParse(args.url) ? urlAsSent(args.url) : args.url}`,
+            description: `coffer fetch ${method} ${urlAsSent(args.url)}`,
             ...(args.rail === undefined ? {} : { rail: args.rail }),
             // An earlier fetch's request (it was killed before the owner decided): used, not asked anew.
             ...(args.approvalId === undefined ? {} : { approvalId: args.approvalId }),

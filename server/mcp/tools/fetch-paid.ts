@@ -31,7 +31,7 @@ export const fetchPaid = defineTool({
     // yet): that purchase, whether or not it names the approval it waits under.
     const { approvalId, ...sameCall } = request;
     // Its URL as sent ("/a b" and "/a%20b", with or without a #fragment, are one purchase, as paid).
-    const key = OwnerDecisions.requestKey({ ...sameCall, url: URL.canParse(sameCall.url) ? urlAsSent(sameCall.url) : sameCall.url });
+    const key = OwnerDecisions.requestKey({ ...sameCall, url: urlAsSent(sameCall.url) });
     const joined = ctx.decisions.joined(key);
     if (joined !== undefined) return whenDecided(joined, call, 'fetch_paid');
     // A request this bridge follows for another call (other arguments) is that call's, not this one's.
