@@ -25,6 +25,9 @@ const AGENT_NEXT: Readonly<Record<string, (run: Commands) => string>> = {
     // printed must neither fail on a placeholder nor swap a count for an amount.
     // A rolling window ("any hour") never starts afresh as a whole: what is spent and left is what holds.
     `${run.agent(['policy'])} shows each budget, what is spent and left, and when a calendar one starts afresh; ${run.agent(['policy', '--budget', 'AMOUNT/WINDOW[:SCOPE]'])} (--count N/WINDOW[:SCOPE] for a count of payments; SCOPE as the budget refused names it), naming every budget to keep, asks the owner for more`,
+  // The refusal's words say when the cooldown passes; a shorter one loosens the policy: the owner's.
+  cooldown_active: (run) =>
+    `ask again once it passes; ${run.agent(['policy', '--cooldown', 'SECONDS'])} asks the owner for a shorter cooldown`,
   max_per_payment_exceeded: (run) => `${run.agent(['policy', '--max', 'AMOUNT'])} asks the owner for a higher max per payment`,
   service_not_allowed: (run) =>
     // Outside the registry a name pins no one: the allowed entry is the address paid, as the refusal names it.

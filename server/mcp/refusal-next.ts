@@ -9,6 +9,7 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
     'the daily budget frees as payments pass 24 hours old; set_policy with a larger dailyBudget asks the owner for more',
   budget_exceeded:
     'get_policy shows each budget, what is spent and left, and when a calendar one starts afresh; set_policy with larger budgets asks the owner for more',
+  cooldown_active: 'call again once it passes; set_policy with a shorter cooldownSeconds asks the owner for it',
   max_per_payment_exceeded: 'set_policy with a higher maxPerPayment asks the owner for it',
   service_not_allowed:
     "set_policy with allowedServices naming it (a registry service's id, else the address it was paid to; and every service to keep) asks the owner to allow it",

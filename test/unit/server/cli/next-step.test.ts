@@ -41,6 +41,10 @@ describe("the line after an agent's refused payment", () => {
     // A held request that ended with the seller's terms: ask again.
     expect(nextStep('fetch', 'approval_expired')).toMatch(/^ask again: the seller's terms are fresh, and the owner is asked again/);
     expect(nextStep('pay', 'nonce_expired')).toMatch(/^ask again/);
+    // Within the cooldown: its words say when; a shorter one is the owner's to give.
+    expect(nextStep('fetch', 'cooldown_active')).toBe(
+      `ask again once it passes; ${COFFER} policy --cooldown SECONDS asks the owner for a shorter cooldown`,
+    );
     // Paid other than a registry service's price: where the price is read.
     expect(nextStep('pay', 'price_above_registry')).toBe(
       `${COFFER} services SERVICE shows the price the registry lists; a registry service is paid that, no more`,
