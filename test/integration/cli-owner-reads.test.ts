@@ -220,7 +220,10 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     expect(tried.stdout).toMatch(
       /^ {2}Over the last 30 days \(2 payments\) this would have refused 1 \(0\.02 USDC\): 1 over the max per payment\.$/m,
     );
-    expect(tried.stdout).toMatch(/^ {4}\S.* {2}0\.02 USDC {2}sms-send {2}0\.02 USDC is over this agent's max per payment of 0\.015 USDC$/m);
+    // Each payment it would have refused with its rail: one policy judges both alike.
+    expect(tried.stdout).toMatch(
+      /^ {4}\S.* {2}0\.02 USDC on Solana {2}sms-send {2}0\.02 USDC is over this agent's max per payment of 0\.015 USDC$/m,
+    );
     const asJson = JSON.parse((await owner(['policy', 'tried', '--max', '0.015', '--what-if', '--json'])).stdout) as PolicyWhatIf;
     expect(asJson).toMatchObject({ agentId: 'tried', payments: 2, wouldRefuse: { payments: 1, amount: '0.02' } });
     // Nothing saved: the policy is as it was.

@@ -2,6 +2,7 @@ import type { PolicyWhatIf } from '../api/types.js';
 import { dateTime } from '../lib/time.js';
 import { holdWords, unchangedWords, whatIfWords } from '../../../server/wire/policy/what-if-words.js';
 import { Money } from './Money.js';
+import { railName } from '../../../server/wire/rail-words.js';
 
 /** Where a what-if stands: asked, answered, or answered with an error (its message). */
 export type WhatIfShown = { state: 'trying' } | { state: 'done'; whatIf: PolicyWhatIf } | { state: 'failed'; message: string };
@@ -59,7 +60,7 @@ export function WhatIfAnswer({
           {whatIf.wouldRefuse.examples.slice(0, 5).map((example) => (
             <li key={example.paymentId} data-testid="what-if-example">
               <time dateTime={example.at}>{dateTime(example.at, timeZone)}</time> · <code>{example.service}</code> ·{' '}
-              <Money value={example.amount} /> · {example.message}
+              <Money value={example.amount} /> on {railName(example.rail)} · {example.message}
             </li>
           ))}
         </ul>

@@ -15,6 +15,7 @@ import type { PolicyUpdate } from '../../wire/schemas.js';
 import type { CofferClient } from '../../client/coffer-client.js';
 import { askYes, canAsk } from '../ask-yes.js';
 import { CofferApiError } from '../../client/client-error.js';
+import { railName } from '../../wire/rail-words.js';
 
 type Out = NodeJS.WritableStream;
 type BudgetNow = NonNullable<PolicyResponse['budgets']>[number];
@@ -190,7 +191,7 @@ function whatIfLines(whatIf: PolicyWhatIf, asks: boolean, decider: 'you' | 'the 
   const held = holdWords(whatIf, asks, decider);
   const examples = whatIf.wouldRefuse.examples.map((example) => [
     localTime(example.at),
-    `${example.amount} USDC`,
+    `${example.amount} USDC on ${railName(example.rail)}`,
     example.service,
     example.message,
   ]);

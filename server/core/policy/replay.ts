@@ -237,6 +237,7 @@ class Tally {
         at: iso(payment.createdAt),
         service: payment.serviceId,
         amount: formatUsdc(payment.amount),
+        rail: payment.rail,
         code,
         message,
       });

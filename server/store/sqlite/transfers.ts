@@ -21,9 +21,9 @@ function* countedPayments(page: Database.Statement, owner: string, agentId: stri
   let afterAt = since ?? Number.MIN_SAFE_INTEGER;
   let afterRowid = -1;
   for (;;) {
-    const rows = page.all({ owner, agentId, afterAt, afterRowid }) as [number, string, string, string, number, number][];
-    for (const [, id, serviceId, recipient, amount, createdAt] of rows)
-      yield { id, serviceId, recipient, amount: BigInt(amount), createdAt };
+    const rows = page.all({ owner, agentId, afterAt, afterRowid }) as [number, string, string, string, number, number, string][];
+    for (const [, id, serviceId, recipient, amount, createdAt, rail] of rows)
+      yield { id, serviceId, recipient, amount: BigInt(amount), createdAt, rail: rail === 'base' ? 'base' : 'sol' };
     if (rows.length < COUNTED_PAGE) return;
     const last = rows[rows.length - 1]!;
     afterRowid = last[0];
@@ -222,7 +222,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     // created_at, then its rowid): the index's own order, so no page sorts.
     countedPaymentsPage: db
       .prepare(
-        `SELECT rowid, id, service_id, recipient, amount, created_at FROM transfers
+        `SELECT rowid, id, service_id, recipient, amount, created_at, rail FROM transfers
          WHERE kind = 'payment' AND owner = @owner AND agent_id = @agentId
            AND created_at >= @afterAt AND (created_at > @afterAt OR rowid > @afterRowid)
            AND status IN ('pending', 'confirmed') AND refunded_at IS NULL

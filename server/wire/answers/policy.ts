@@ -4,6 +4,7 @@
  * engine's own policy (micro-units, epoch ms) is server/wire/policy/policy.ts.
  */
 import type { BudgetWindow } from '../policy/windows.js';
+import type { Rail } from '../rails.js';
 
 /** Whose payments a budget counts: one registry service's, one recipient's, or (neither said) every payment. */
 export type BudgetScopeView = {
@@ -89,6 +90,8 @@ export type WhatIfExample = {
   at: string;
   service: string;
   amount: string;
+  /** The rail it was paid on (one policy judges both alike). */
+  rail: Rail;
   code: string;
   message: string;
 };

@@ -101,6 +101,8 @@ export interface CountedPayment {
   recipient: string;
   amount: bigint;
   createdAt: number;
+  /** The rail it was paid on: one policy judges both alike; the owner is told which. */
+  rail: Rail;
 }
 
 export interface TransferStore {

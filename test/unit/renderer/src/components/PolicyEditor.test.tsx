@@ -175,6 +175,7 @@ describe('PolicyEditor', () => {
             at: '2026-10-25T09:14:02.118Z',
             service: 'demo-weather',
             amount: '0.01',
+            rail: 'base' as const,
             code: 'budget_exceeded',
             message: 'this payment would pass the budget of 2 payments a day',
           },
@@ -212,7 +213,7 @@ describe('PolicyEditor', () => {
       expect(example.textContent).toContain(kiritimati);
       expect(example.textContent).toMatch(/Oct 25, 2026.*11:14/);
       expect(example.textContent).toContain('demo-weather');
-      expect(example.textContent).toContain('0.01 USDC');
+      expect(example.textContent).toContain('0.01 USDC on Base');
       expect(example.textContent).toContain('the budget of 2 payments a day');
       fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
       await waitFor(() => expect(onSave).toHaveBeenCalledWith(tryUpdate.mock.calls[0]![0]));

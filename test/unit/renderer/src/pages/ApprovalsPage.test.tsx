@@ -255,6 +255,7 @@ const refusing: PolicyWhatIf = {
         at: '2026-10-25T09:14:02.118Z',
         service: 'forecast-api',
         amount: '0.25',
+        rail: 'sol',
         code: 'max_per_payment_exceeded',
         message: 'this payment is above the max per payment',
       },
@@ -291,7 +292,7 @@ describe('an agent’s request to change its policy, tried on its last 30 days',
     );
     const examples = within(whatIf).getAllByTestId('what-if-example');
     expect(examples.map((e) => e.textContent)).toEqual([
-      `${dateTime('2026-10-25T09:14:02.118Z', KIRITIMATI)} · forecast-api · 0.25 USDC · this payment is above the max per payment`,
+      `${dateTime('2026-10-25T09:14:02.118Z', KIRITIMATI)} · forecast-api · 0.25 USDC on Solana · this payment is above the max per payment`,
     ]);
     // Under the request's words, on the card.
     expect(card.textContent!.indexOf('alpha asks: ')).toBeLessThan(card.textContent!.indexOf('Tried on the last 30 days'));

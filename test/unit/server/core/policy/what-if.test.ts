@@ -103,6 +103,7 @@ describe('a policy replayed on the past', () => {
               amount: p.amount,
               // On a 10-minute grid over 60 days (midnights and window edges fall on payments), so windows of every size hold several.
               createdAt: START + p.at * (HOUR / 6),
+              rail: p.to === 'b' ? ('base' as const) : ('sol' as const),
             }))
             .sort((a, b) => a.createdAt - b.createdAt);
           const policy: Policy = { ...limits, expiresAt: null, warnAt: [80, 95], breaker: null, askAbove: null, askNewRecipient: false };
@@ -129,8 +130,8 @@ describe('a policy replayed on the past', () => {
   it('judges a payment whose sum would pass 2^53 micro-USDC in bigints, as the pay path does', () => {
     // Its lifetime budget is exactly 2^53: with the payment, 2^53 + 1 passes it (as a number, 2^53, would not).
     const payments: CountedPayment[] = [
-      { id: 'pay_0', serviceId: 'forecast', recipient: A, amount: 2n ** 53n - 10n, createdAt: START },
-      { id: 'pay_1', serviceId: 'forecast', recipient: A, amount: 11n, createdAt: START + 5 * DAY },
+      { id: 'pay_0', serviceId: 'forecast', recipient: A, amount: 2n ** 53n - 10n, createdAt: START, rail: 'sol' },
+      { id: 'pay_1', serviceId: 'forecast', recipient: A, amount: 11n, createdAt: START + 5 * DAY, rail: 'base' },
     ];
     const policy: Policy = {
       ...limitsOnly(2n ** 60n, 2n ** 60n),
@@ -138,7 +139,7 @@ describe('a policy replayed on the past', () => {
     };
     const replayed = replayPolicy(policy, payments, START + DAY, { timeZone: 'UTC', inRegistry: () => false });
     expect(replayed.wouldRefuse.byCode).toEqual({ budget_exceeded: 1 });
-    expect(replayed.wouldRefuse.examples[0]!.paymentId).toBe('pay_1');
+    expect(replayed.wouldRefuse.examples[0]).toMatchObject({ paymentId: 'pay_1', rail: 'base' });
   });
 
   it('answers nothing rather than a wrong sum past exact arithmetic (2^53 micro-USDC in one scope)', () => {
@@ -149,6 +150,7 @@ describe('a policy replayed on the past', () => {
       recipient: A,
       amount: huge,
       createdAt: START + i * HOUR,
+      rail: 'sol' as const,
     }));
     const policy = limitsOnly(huge * 4n, huge);
     expect(() => replayPolicy(policy, payments, START, { timeZone: 'UTC', inRegistry: () => false })).toThrow(/2\^53/);

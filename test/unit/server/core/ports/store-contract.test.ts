@@ -378,11 +378,11 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.spentSince(OWNER, 'a', 1_000)).toBe(2n);
     expect(store.lastPaymentAt(OWNER, 'a')).toBe(4_000);
     // The payments that count, oldest first, from a time on (or all), as a replayed policy judges them.
-    store.insertTransfer(pay('p0', { status: 'pending', createdAt: 500, amount: 16n }));
-    expect([...store.countedPayments(OWNER, 'a', null)].map((p) => [p.id, p.amount, p.createdAt])).toEqual([
-      ['p0', 16n, 500],
-      ['p1', 1n, 1_000],
-      ['p2', 2n, 2_000],
+    store.insertTransfer(pay('p0', { status: 'pending', createdAt: 500, amount: 16n, rail: 'base' }));
+    expect([...store.countedPayments(OWNER, 'a', null)].map((p) => [p.id, p.amount, p.createdAt, p.rail])).toEqual([
+      ['p0', 16n, 500, 'base'],
+      ['p1', 1n, 1_000, 'sol'],
+      ['p2', 2n, 2_000, 'sol'],
     ]);
     expect([...store.countedPayments(OWNER, 'a', 1_000)].map((p) => p.id)).toEqual(['p1', 'p2']);
     expect([...store.countedPayments(OWNER, 'b', null)]).toEqual([]);
