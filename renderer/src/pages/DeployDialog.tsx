@@ -17,11 +17,15 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
   const [form, setForm] = useState(emptyNewAgent());
   const { busy, error, setError, invalid, submit: submitForm } = useAction();
   const [deployed, setDeployed] = useState<Deployed | null>(null);
+  // The agent's page, where "Open its page" asked to go before its key was copied: opened once the
+  // owner closes without the key (the link's own move was held back to ask).
+  const [thenOpen, setThenOpen] = useState<string | null>(null);
   // Its Base account is offered where the rail is open (as its page does): funds may have gone there.
   const baseOff = useBaseOff();
 
   const close = () => {
     setDeployed(null);
+    setThenOpen(null);
     guard.reset();
     setError(null);
     setForm(emptyNewAgent());
@@ -66,11 +70,25 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
               <>
                 Wallets: on Solana <code>{deployed.agent.walletAddress}</code>, on Base <code>{deployed.agent.wallets.base}</code>.
               </>
-            )}{' '}
-            Allocate funds to it from its page.
+            )}
+            {/* A failed funding says so, with where to allocate, in its own note. */}
+            {deployed.funding === undefined
+              ? ' Allocate funds to it from its page.'
+              : deployed.funding.status === 'funded'
+                ? ' Allocate more from its page.'
+                : ''}
           </p>
           {guard.confirming ? (
-            <UncopiedKeyWarning onBack={guard.cancelConfirm} onClose={close} />
+            <UncopiedKeyWarning
+              onBack={() => {
+                setThenOpen(null);
+                guard.cancelConfirm();
+              }}
+              onClose={() => {
+                close();
+                if (thenOpen !== null) window.location.hash = thenOpen;
+              }}
+            />
           ) : (
             <div className="dialog-actions">
               <a
@@ -78,7 +96,10 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
                 href={hrefFor({ page: 'agent', agentId: deployed.agent.agentId })}
                 onClick={(event) => {
                   // Follows the link only once the dialog may close.
-                  if (!guard.requestClose(deployed.apiKey !== undefined)) event.preventDefault();
+                  if (!guard.requestClose(deployed.apiKey !== undefined)) {
+                    event.preventDefault();
+                    setThenOpen(event.currentTarget.hash);
+                  }
                 }}
               >
                 Open its page

@@ -79,9 +79,8 @@ describe('deploying an agent from the dashboard', () => {
     );
     expect(deploy).toHaveBeenCalledWith(expect.objectContaining({ fund: '1.25', fundRail: 'base' }));
     // Both wallets named, the Base one holding what was just funded.
-    expect(screen.getByTestId('deployed-wallets').textContent).toBe(
-      'Wallets: on Solana W, on Base 0xB. Allocate funds to it from its page.',
-    );
+    // Funded already: more, not "funds", from its page.
+    expect(screen.getByTestId('deployed-wallets').textContent).toBe('Wallets: on Solana W, on Base 0xB. Allocate more from its page.');
     cleanup();
     // The Base rail closing while Base is picked: the choice goes with its radios.
     deploy.mockClear();
@@ -106,6 +105,60 @@ describe('deploying an agent from the dashboard', () => {
     expect((await screen.findByRole('status', { hidden: true })).textContent).toMatch(/on Solana from the treasury/);
     expect(deploy.mock.calls[0]![0]).not.toHaveProperty('fundRail');
     // Its Base account is not offered where the rail is off.
-    expect(screen.getByTestId('deployed-wallets').textContent).toBe('Wallet W. Allocate funds to it from its page.');
+    expect(screen.getByTestId('deployed-wallets').textContent).toBe('Wallet W. Allocate more from its page.');
+  });
+
+  it('deployed without funds, says where to allocate them', async () => {
+    const deploy = vi.fn(async () => ({
+      agent: { agentId: 'dry', displayName: 'dry', walletAddress: 'W', wallets: { sol: 'W', base: '0xB' } },
+      apiKey: 'cof_agt_x',
+      mcpConfig: { command: 'coffer', args: ['mcp'] },
+    }));
+    useDashboard.setState({
+      client: { deploy } as never,
+      refresh: async () => {},
+      dashboard: { treasury: { baseNetwork: null } } as never,
+    });
+    render(<DeployDialog open onClose={() => {}} />);
+    fireEvent.change(field('Agent id'), { target: { value: 'dry' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    expect((await screen.findByTestId('deployed-wallets')).textContent).toBe('Wallet W. Allocate funds to it from its page.');
+  });
+
+  it("Open its page, the key not copied, asks first; closed without the key, it opens the agent's page", async () => {
+    const deploy = vi.fn(async () => ({
+      agent: { agentId: 'solo', displayName: 'solo', walletAddress: 'W', wallets: { sol: 'W', base: '0xB' } },
+      apiKey: 'cof_agt_x',
+      mcpConfig: { command: 'coffer', args: ['mcp'] },
+    }));
+    useDashboard.setState({
+      client: { deploy } as never,
+      refresh: async () => {},
+      dashboard: { treasury: { baseNetwork: null } } as never,
+    });
+    window.location.hash = '';
+    const onClose = vi.fn();
+    render(<DeployDialog open onClose={onClose} />);
+    fireEvent.change(field('Agent id'), { target: { value: 'solo' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    fireEvent.click(await screen.findByRole('link', { name: 'Open its page', hidden: true }));
+    // Not followed yet: the key would be gone.
+    expect(window.location.hash).toBe('');
+    expect(onClose).not.toHaveBeenCalled();
+    // Back to the key, then Done: the page asked for earlier is not opened by another way out.
+    fireEvent.click(screen.getByRole('button', { name: 'Back to the key', hidden: true }));
+    fireEvent.click(screen.getByRole('button', { name: 'Done', hidden: true }));
+    fireEvent.click(screen.getByRole('button', { name: 'Close without the key', hidden: true }));
+    expect(window.location.hash).toBe('');
+    expect(onClose).toHaveBeenCalledTimes(1);
+    // Asked from Open its page: closing without the key opens it.
+    cleanup();
+    render(<DeployDialog open onClose={onClose} />);
+    fireEvent.change(field('Agent id'), { target: { value: 'solo' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    fireEvent.click(await screen.findByRole('link', { name: 'Open its page', hidden: true }));
+    fireEvent.click(screen.getByRole('button', { name: 'Close without the key', hidden: true }));
+    expect(onClose).toHaveBeenCalledTimes(2);
+    expect(window.location.hash).toBe('#/agents/solo');
   });
 });
