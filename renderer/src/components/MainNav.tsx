@@ -6,6 +6,7 @@ const NAV: { route: Route; label: string }[] = [
   { route: { page: 'activity' }, label: 'Activity' },
   { route: { page: 'approvals' }, label: 'Approvals' },
   { route: { page: 'registry' }, label: 'Registry' },
+  { route: { page: 'backup' }, label: 'Backup' },
 ];
 
 /** The dashboard's main pages, the one shown marked, Approvals with how many requests wait. */
