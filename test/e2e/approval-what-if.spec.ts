@@ -109,7 +109,7 @@ test('an agent’s request to loosen its policy is tried on its last 30 days in 
   // Found by its max per payment (its daily budget's words follow the policy as it changes).
   const tighter = cards.filter({ hasText: 'max per payment 3.00 → 0.02 USDC' });
   await expect(tighter).toContainText(
-    'alpha asks: Change its policy: daily budget 10.00 → 50.00 USDC (5×); max per payment 3.00 → 0.02 USDC',
+    'Alpha forecaster asks: Change its policy: daily budget 10.00 → 50.00 USDC (5×); max per payment 3.00 → 0.02 USDC',
   );
   const tried = tighter.getByRole('group', { name: 'Tried on the last 30 days' });
   await expect(tried).toContainText(

@@ -113,7 +113,7 @@ test('"Ask me above" set in the editor holds a larger payment for the owner: its
 
   const card = page.getByTestId('approval');
   await expect(card).toHaveCount(1);
-  await expect(card).toContainText('alpha asks to pay 4.00 USDC to forecast-api');
+  await expect(card).toContainText('Alpha forecaster asks to pay 4.00 USDC to forecast-api');
   await expect(card).toContainText('Why it waits: 4.00 USDC is above 2.00 USDC');
   await expect(card).toContainText('“a week of forecasts”');
   await expect(card).toContainText(FORECAST);
@@ -174,7 +174,7 @@ test('a held payment denied is never paid, and the history says so', async ({ pa
     .getByRole('link', { name: /Approvals/ })
     .click();
   const card = page.getByTestId('approval');
-  await expect(card).toContainText('alpha asks to pay 3.00 USDC to forecast-api');
+  await expect(card).toContainText('Alpha forecaster asks to pay 3.00 USDC to forecast-api');
   await expect(card.getByTestId('held-budget').first()).toContainText('4.25 → 7.25 of 10.00 USDC');
   await card.getByRole('button', { name: 'Deny' }).click();
   await expect(page.getByTestId('decision-said')).toContainText('Denied: 3.00 USDC to forecast-api for alpha, nothing was paid.');

@@ -75,7 +75,7 @@ test("a held fetch_paid opens the owner's decision page on that request; approve
         await page.goto(url);
         const card = page.locator('[data-testid="approval"][aria-current="true"]');
         await expect(card).toBeVisible();
-        await expect(card).toContainText('scout asks to pay 0.01 USDC');
+        await expect(card).toContainText('Scout asks to pay 0.01 USDC');
         await page.screenshot({ path: join(SCREENSHOTS, 'mcp-decision-page.png') });
         await card.getByRole('button', { name: 'Approve and pay' }).click();
         await expect(page.getByTestId('decision-said')).toBeVisible();

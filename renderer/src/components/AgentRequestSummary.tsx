@@ -1,6 +1,6 @@
 import { describeRequest } from '../../../server/wire/describe-request.js';
 import type { Approval, Policy } from '../api/types.js';
-import { hrefFor } from '../lib/route.js';
+import { AgentLink } from './AgentLink.js';
 import { useTimeZone } from '../state/store.js';
 import { PolicyRequestWhatIf } from './PolicyRequestWhatIf.js';
 
@@ -13,10 +13,8 @@ export function AgentRequestSummary({ approval, policy }: { approval: Approval; 
   return (
     <>
       <div>
-        <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
-          <strong>{approval.agentId}</strong>
-        </a>{' '}
-        asks: {describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? policy : null, timeZone)}
+        <AgentLink agentId={approval.agentId} strong /> asks:{' '}
+        {describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? policy : null, timeZone)}
       </div>
       {approval.kind === 'policy' && <PolicyRequestWhatIf approval={approval} />}
     </>

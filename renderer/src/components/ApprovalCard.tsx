@@ -9,6 +9,7 @@ import { AgentRequestSummary } from './AgentRequestSummary.js';
 import { DecisionButtons } from './DecisionButtons.js';
 import { ErrorNote } from './ErrorNote.js';
 import { HeldPaymentCard } from './HeldPaymentCard.js';
+import { useAgentName } from './AgentLink.js';
 
 /**
  * One waiting request, with its Deny and Approve: a held payment as a card (HeldPaymentCard), any other
@@ -35,6 +36,7 @@ export function ApprovalCard({
   const agents = useDashboard((s) => s.dashboard?.agents);
   const agentOf = (agentId: string) => agents?.find((a) => a.agentId === agentId);
   const payment = heldPaymentOf(approval);
+  const name = useAgentName(approval.agentId);
   // A policy request is judged against the policy it would replace, as live as the dashboard.
   const policyNow = agentOf(approval.targetAgentId)?.policy ?? null;
   return (
@@ -43,7 +45,7 @@ export function ApprovalCard({
       aria-current={focused ? 'true' : undefined}
       className={`approval${payment ? ' held-payment' : approval.kind === 'policy' ? ' policy-request' : ''}${focused ? ' focused' : ''}`}
       data-testid="approval"
-      aria-label={payment ? `${approval.agentId} asks to pay ${readableUsdc(payment.amount)} USDC` : undefined}
+      aria-label={payment ? `${name} asks to pay ${readableUsdc(payment.amount)} USDC` : undefined}
     >
       <div className="approval-body">
         {payment ? (

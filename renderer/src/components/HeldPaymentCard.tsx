@@ -1,6 +1,6 @@
 import type { Approval } from '../api/types.js';
 import type { HeldPayment } from '../lib/held-payment.js';
-import { hrefFor } from '../lib/route.js';
+import { AgentLink } from './AgentLink.js';
 import { HeldPaymentBudgets } from './HeldPaymentBudgets.js';
 import { Money } from './Money.js';
 
@@ -10,10 +10,7 @@ export function HeldPaymentCard({ approval, payment, refreshKey }: { approval: A
   return (
     <>
       <p className="approval-ask">
-        <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
-          <strong>{approval.agentId}</strong>
-        </a>{' '}
-        asks to pay <Money micro={String(payment.amount)} className="ask-amount" />
+        <AgentLink agentId={approval.agentId} strong /> asks to pay <Money micro={String(payment.amount)} className="ask-amount" />
         {payment.rail === 'base' && ' on Base'} to <strong>{payment.service}</strong>
       </p>
       {reason && (

@@ -1,11 +1,11 @@
 import { useDashboard } from '../state/store.js';
-import { hrefFor } from '../lib/route.js';
 import { dateTime, shortTime } from '../lib/time.js';
 import { PaymentStatus } from '../components/PaymentStatus.js';
 import { Money } from '../components/Money.js';
 import { TableHead } from '../components/TableHead.js';
 import { PaymentVenue } from '../components/PaymentVenue.js';
 import { RailCell } from '../components/RailCell.js';
+import { AgentLink } from '../components/AgentLink.js';
 
 /** When, as a short time, with the full date on hover. */
 function TimeCell({ timestamp }: { timestamp: string }) {
@@ -18,10 +18,9 @@ function TimeCell({ timestamp }: { timestamp: string }) {
 
 /** An agent by its display name, linked to its page. */
 function AgentCell({ agentId }: { agentId: string }) {
-  const name = useDashboard((s) => s.dashboard?.agents.find((a) => a.agentId === agentId)?.displayName ?? agentId);
   return (
     <td>
-      <a href={hrefFor({ page: 'agent', agentId })}>{name}</a>
+      <AgentLink agentId={agentId} />
     </td>
   );
 }

@@ -92,6 +92,17 @@ describe('a held payment in Approvals', () => {
     ]);
   });
 
+  it('names the agent as the owner named it, as the overview and Activity do, linked to its page', async () => {
+    useDashboard.setState({ dashboard: { agents: [{ agentId: 'alpha', displayName: 'Research assistant' }] } as never });
+    render(<ApprovalsPage />);
+    const card = screen.getByTestId('approval');
+    expect(card.textContent).toContain('Research assistant asks to pay 4.00 USDC to forecast-api');
+    expect(card.getAttribute('aria-label')).toBe('Research assistant asks to pay 4.00 USDC');
+    expect(within(card).getByRole('link', { name: 'Research assistant' }).getAttribute('href')).toBe('#/agents/alpha');
+    await within(card).findAllByTestId('held-budget');
+    useDashboard.setState({ dashboard: null });
+  });
+
   it('a payment held on Base says so', async () => {
     useDashboard.setState({ pendingApprovals: [{ ...held, request: { ...held.request, rail: 'base' } }] });
     render(<ApprovalsPage />);
