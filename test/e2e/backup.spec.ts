@@ -30,6 +30,10 @@ test('the recovery phrase: "not backed up" until three of its words are typed ba
   await banner.getByRole('link', { name: 'Write down your recovery phrase' }).click();
   await expect(page.getByRole('heading', { name: 'Back up your treasury' })).toBeVisible();
   await expect(banner).toHaveCount(0);
+  // One phrase for both rails, and the wallet apps that read it.
+  await expect(page.getByText(/^One phrase of 24 words/)).toContainText(
+    'restores the treasury and every agent wallet, on Solana and on Base: on a new computer, or in a wallet app (Phantom or Solflare for Solana, MetaMask for Base).',
+  );
   await page.getByRole('button', { name: 'Show the recovery phrase' }).click();
   // The phrase comes from the server: wait for it before reading it (allTextContents does not wait).
   const shown = page.getByRole('list', { name: 'Recovery phrase' }).locator('code');
@@ -52,7 +56,9 @@ test('the recovery phrase: "not backed up" until three of its words are typed ba
       .fill(words[position - 1]!);
   }
   await page.getByRole('button', { name: 'Check' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Backed up' })).toContainText('restores the treasury and every agent wallet');
+  await expect(page.getByRole('status').filter({ hasText: 'Backed up' })).toContainText(
+    'restores the treasury and every agent wallet, on Solana and on Base.',
+  );
   await expect(page.getByRole('list', { name: 'Recovery phrase' })).toHaveCount(0);
   await page.goto(`${serve.url}/#/`);
   await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { RecoveryPhrase } from '../api/types.js';
 import { backupFileBodySchema, backupScheduleBodySchema } from '../../../server/wire/schemas.js';
 import { formatByteSize } from '../../../server/wire/byte-size.js';
-import { useDashboard } from '../state/store.js';
+import { useBaseOff, useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { dateTime } from '../lib/time.js';
 import { ErrorNote } from '../components/ErrorNote.js';
@@ -21,7 +21,8 @@ export function BackupPage() {
 /**
  * The recovery phrase: shown on request (a sign-in from the last ten minutes), kept in this page's
  * memory only while it is on screen, then three of its words typed back. The phrase restores the
- * treasury and every agent wallet, in Coffer or in Phantom and Solflare.
+ * treasury and every agent wallet, in Coffer or in a wallet app: Phantom and Solflare on Solana,
+ * MetaMask on Base (its accounts at m/44'/60'/0'/0/i, docs/BACKUP.md). Base is named where its rail is open.
  */
 function RecoveryPhraseCard() {
   const { client, dashboard, refresh } = useDashboard();
@@ -29,7 +30,9 @@ function RecoveryPhraseCard() {
   const [shown, setShown] = useState<RecoveryPhrase | null>(null);
   const [typed, setTyped] = useState<Record<number, string>>({});
   const backup = dashboard?.backup;
+  const baseOff = useBaseOff();
   if (!dashboard || !backup) return null;
+  const rails = baseOff ? '' : ', on Solana and on Base';
 
   const reveal = () =>
     client &&
@@ -56,14 +59,15 @@ function RecoveryPhraseCard() {
       {backup.recoveryPhrase === 'confirmed' && !shown && (
         <p role="status">
           Backed up{backup.confirmedAt ? ` on ${dateTime(backup.confirmedAt)}` : ''}: your recovery phrase restores the treasury and every
-          agent wallet.
+          agent wallet{rails}.
         </p>
       )}
       {backup.recoveryPhrase !== 'none' && !shown && (
         <>
           <p>
-            One phrase of 24 words restores the treasury and every agent wallet, on a new computer or in Phantom and Solflare. Write it on
-            paper and keep it where you keep what matters. Anyone who reads it holds all of this money; Coffer never asks for it.
+            One phrase of 24 words restores the treasury and every agent wallet{rails}: on a new computer, or in a wallet app (
+            {baseOff ? 'Phantom or Solflare' : 'Phantom or Solflare for Solana, MetaMask for Base'}). Write it on paper and keep it where
+            you keep what matters. Anyone who reads it holds all of this money; Coffer never asks for it.
           </p>
           <ErrorNote error={error} />
           <button type="button" className="button" onClick={reveal} disabled={busy}>
