@@ -59,6 +59,7 @@ const COMMANDS: readonly Command[] = [
   owner.key,
   owner.archive,
   owner.deposits,
+  owner.allocations,
   owner.faucet,
   owner.approvals,
   owner.approve,

@@ -49,7 +49,7 @@ import type { PolicyResponse, PolicyWhatIf } from '../wire/answers/policy.js';
 import type { Bazaar, Models, SearchResult, ServiceListing, ServicesPaidTo } from '../wire/answers/registry.js';
 import type { Health, LoginLink, Session, SessionStarted, SignedOut } from '../wire/answers/session.js';
 import type { Settings } from '../wire/answers/settings.js';
-import type { Allocation, Deposits, FaucetResult, Returned } from '../wire/answers/treasury.js';
+import type { Allocation, Deposits, FaucetResult, FundsMoves, Returned } from '../wire/answers/treasury.js';
 import type { MayWait } from './answer.js';
 
 type Body<S extends z.ZodType> = z.input<S>;
@@ -100,6 +100,10 @@ export function createCofferClient(transport: Transport) {
     refreshBazaar: () => call<Bazaar>('POST', '/v1/bazaar/refresh'),
     agents: () => call<AgentList>('GET', '/v1/agents'),
     deposits: () => call<Deposits>('GET', '/v1/treasury/deposits'),
+    allocations: (query: { agentId?: string; limit?: number } = {}) =>
+      call<FundsMoves>('GET', '/v1/treasury/allocations', {
+        query: { agentId: query.agentId, limit: query.limit === undefined ? undefined : String(query.limit) },
+      }),
     faucet: (body: Body<typeof faucetBodySchema>) => call<FaucetResult>('POST', '/v1/treasury/faucet', { body }),
     deploy: (body: Body<typeof deployBodySchema>) => mayWait<Deployed>('/v1/agents/deploy', body),
     killAll: () => call<KilledAll>('POST', '/v1/kill-all'),

@@ -4,6 +4,8 @@ export const LIST_LIMITS = {
   spendHistory: 500,
   /** GET /v1/agents/:id/tasks */
   tasks: 100,
+  /** GET /v1/treasury/allocations */
+  allocations: 500,
   /** GET /v1/services/search */
   search: 100,
 } as const;

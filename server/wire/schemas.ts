@@ -478,6 +478,8 @@ const queryOf = <const S extends z.core.$ZodLooseShape>(shape: S) => strictField
 
 export const spendHistoryQuerySchema = queryOf({ limit: limitQuery(LIST_LIMITS.spendHistory) });
 export const taskListQuerySchema = queryOf({ limit: limitQuery(LIST_LIMITS.tasks) });
+/** GET /v1/treasury/allocations: one agent's (`agentId`), or every agent's. */
+export const allocationsQuerySchema = queryOf({ agentId: agentIdSchema.optional(), limit: limitQuery(LIST_LIMITS.allocations) });
 
 export const searchQuerySchema = queryOf({
   q: z.string().max(200, 'must be at most 200 characters').optional(),

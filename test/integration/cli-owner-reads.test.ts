@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import type { Deposits } from '../../server/wire/answers/treasury.js';
+import type { Deposits, FundsMoves } from '../../server/wire/answers/treasury.js';
 import type { Dashboard } from '../../server/wire/answers/dashboard.js';
 import type { SpendHistory } from '../../server/wire/answers/payments.js';
 import type { Models, SearchResult } from '../../server/wire/answers/registry.js';
@@ -85,6 +85,63 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     expect(lines[0]).toMatch(new RegExp(`  2\\.50 USDC  on Base +from the sim faucet \\(test money\\)  ${deposits[0]!.txSignature}$`));
     expect(lines[1]).toMatch(new RegExp(`  5\\.00 USDC  on Solana +from the sim faucet \\(test money\\)  ${deposits[1]!.txSignature}$`));
     expect(JSON.parse((await owner(['deposits', '--json'])).stdout)).toEqual({ deposits });
+  });
+
+  it('coffer allocations lists the USDC moved between the treasury and agents, newest first, as the API does', async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'funded', '--fund', '1', '--json'])).stdout) as { apiKey: string };
+    expect((await owner(['allocate', 'funded', '0.50', '--rail', 'base'])).code).toBe(0);
+    expect((await owner(['return', 'funded', '0.25'])).code).toBe(0);
+    // Refused for want of funds: nothing moved, nothing recorded.
+    expect((await owner(['return', 'funded', '5'])).code).toBe(1);
+    expect((await owner(['deploy', 'other', '--fund', '2', '--json'])).code).toBe(0);
+
+    const mine = await api<FundsMoves>('/v1/treasury/allocations?agentId=funded');
+    expect(mine.allocations.map((move) => [move.kind, move.agentId, move.amount, move.rail])).toEqual([
+      ['return', 'funded', '0.25', 'sol'],
+      ['allocation', 'funded', '0.50', 'base'],
+      ['allocation', 'funded', '1.00', 'sol'],
+    ]);
+    for (const move of mine.allocations) {
+      expect(move).toMatchObject({ currency: 'USDC', status: 'confirmed', errorCode: null, txSignature: expect.any(String) });
+      expect(Date.parse(move.settledAt!)).toBeGreaterThanOrEqual(Date.parse(move.timestamp));
+    }
+    const all = await api<FundsMoves>('/v1/treasury/allocations');
+    expect(all.allocations[0]).toMatchObject({ kind: 'allocation', agentId: 'other', amount: '2.00' });
+    expect(all.allocations.slice(1, 4)).toEqual(mine.allocations);
+    expect((await api<FundsMoves>('/v1/treasury/allocations?limit=1')).allocations).toEqual([all.allocations[0]]);
+
+    const listed = await owner(['allocations', 'funded']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(new RegExp(`  returned from funded  0\\.25 USDC  on Solana  confirmed  ${mine.allocations[0]!.txSignature}$`));
+    expect(lines[1]).toMatch(new RegExp(`  allocated to funded   0\\.50 USDC  on Base    confirmed  ${mine.allocations[1]!.txSignature}$`));
+    expect(JSON.parse((await owner(['allocations', 'funded', '--json'])).stdout)).toEqual(mine);
+    expect(JSON.parse((await owner(['allocations', '--limit', '2', '--json'])).stdout)).toEqual({
+      allocations: all.allocations.slice(0, 2),
+    });
+    // An agent that has none, one that does not exist, a wrong limit, two agents.
+    expect((await owner(['deploy', 'dry', '--json'])).code).toBe(0);
+    expect((await owner(['allocations', 'dry'])).stdout).toBe(
+      'No USDC has moved between the treasury and dry yet (coffer allocate AGENT AMOUNT funds one).\n',
+    );
+    const missing = await owner(['allocations', 'fundedd']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no agent "fundedd".*\(agent_not_found\)/);
+    expect((await owner(['allocations', '--limit', '0'])).code).toBe(2);
+    expect((await owner(['allocations', 'funded', 'other'])).code).toBe(2);
+
+    // The owner's alone; a misspelled filter is refused, not read as every agent's.
+    const asAgent = await fetch(`${connection.url}/v1/treasury/allocations?agentId=funded&owner=${connection.owner}`, {
+      headers: { authorization: `Bearer ${deployed.apiKey}` },
+    });
+    expect(asAgent.status).toBe(403);
+    expect(((await asAgent.json()) as { code: string }).code).toBe('owner_only');
+    const misspelled = await fetch(`${connection.url}/v1/treasury/allocations?agent=funded&owner=${connection.owner}`, {
+      headers: { authorization: `Bearer ${connection.ownerKey}` },
+    });
+    expect(misspelled.status).toBe(400);
+    expect(((await misspelled.json()) as { error: string }).error).toMatch(/unknown query parameter "agent"/);
   });
 
   it("coffer activity: the payments across agents, one agent's history, the refusals; a linked terminal reads its own", async () => {

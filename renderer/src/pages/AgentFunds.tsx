@@ -2,10 +2,11 @@ import { useState } from 'react';
 import type { DashboardAgent } from '../api/types.js';
 import { RenameForm } from '../components/RenameForm.js';
 import { TreasuryTransferForms } from '../components/TreasuryTransferForms.js';
+import { FundsMovesTable } from '../components/FundsMovesTable.js';
 import { ArchiveDialog } from './ArchiveDialog.js';
 import { ReplaceKeyDialog } from './ReplaceKeyDialog.js';
 
-/** The agent page's Funds card: USDC to and from the treasury, its name, a new API key, and archiving it. */
+/** The agent page's Funds card: USDC to and from the treasury (and what moved so far), its name, a new API key, and archiving it. */
 export function AgentFunds({ agent }: { agent: DashboardAgent }) {
   const [replacingKey, setReplacingKey] = useState(false);
   const [archiving, setArchiving] = useState(false);
@@ -13,6 +14,7 @@ export function AgentFunds({ agent }: { agent: DashboardAgent }) {
     <section className="card" aria-labelledby="funds-title">
       <h3 id="funds-title">Funds</h3>
       <TreasuryTransferForms agent={agent} />
+      <FundsMovesTable agentId={agent.agentId} refreshKey={JSON.stringify([agent.balance, agent.balances])} />
       <RenameForm agentId={agent.agentId} current={agent.displayName} />
       <div className="amount-form">
         <span className="label-like">API key</span>

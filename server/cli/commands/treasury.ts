@@ -1,8 +1,9 @@
 /**
  * The treasury's own money from a terminal, as the dashboard's Treasury card shows it: what arrived
- * (deposits on each rail, and what the sim faucet minted) and, on sim, the faucet itself.
+ * (deposits on each rail, and what the sim faucet minted), what moved to and from agents, and, on
+ * sim, the faucet itself.
  */
-import type { Deposit } from '../../wire/answers/treasury.js';
+import type { Deposit, FundsMove } from '../../wire/answers/treasury.js';
 import { railName } from '../../wire/rail-words.js';
 import type { Rail } from '../../wire/rails.js';
 import { localTime } from '../local-time.js';
@@ -32,6 +33,40 @@ const depositCells = (deposit: Deposit): string[] => [
   deposit.source === 'faucet' ? 'from the sim faucet (test money)' : `from ${deposit.from}`,
   deposit.txSignature,
 ];
+
+/** `coffer allocations [AGENT]`: USDC moved between the treasury and agents, newest first, as the dashboard's agent page lists an agent's. */
+export async function allocationsCommand(
+  args: { agentId?: string; limit?: number; dataDir?: string; json?: boolean },
+  out: Out = process.stdout,
+): Promise<number> {
+  const { api } = ownerClient(args.dataDir);
+  const answer = await api.allocations({ agentId: args.agentId, limit: args.limit });
+  if (args.json) return printJson(answer, out);
+  const { allocations } = answer;
+  out.write(
+    allocations.length === 0
+      ? `No USDC has moved between the treasury and ${args.agentId ?? 'any agent'} yet (coffer allocate AGENT AMOUNT funds one).\n`
+      : aligned(allocations.map(moveCells)),
+  );
+  return 0;
+}
+
+const moveCells = (move: FundsMove): string[] => [
+  localTime(move.timestamp),
+  move.kind === 'allocation' ? `allocated to ${move.agentId}` : `returned from ${move.agentId}`,
+  `${move.amount} USDC`,
+  `on ${railName(move.rail)}`,
+  moveStanding(move),
+  move.txSignature ?? '',
+];
+
+/** Where a move stands: "confirmed", "pending" (not seen on chain yet), "failed: CODE, nothing moved". */
+const moveStanding = (move: FundsMove): string =>
+  move.status === 'failed'
+    ? `failed (${move.errorCode ?? 'unknown'}): nothing moved`
+    : move.status === 'pending'
+      ? 'pending on chain'
+      : 'confirmed';
 
 /** `coffer faucet <amount> [--rail]`: test USDC minted into the treasury, on the sim network only. */
 export async function faucetCommand(

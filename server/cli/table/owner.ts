@@ -3,6 +3,8 @@ import { defineCommand, UsageError } from '../command-line.js';
 import { railOption } from './rail-option.js';
 import { POLICY_FLAGS_USAGE, policyFlagOptions } from './policy-options.js';
 import { amountArgument, amountFlag } from './amount-argument.js';
+import { limitOption } from './limit-option.js';
+import { LIST_LIMITS } from '../../wire/limits.js';
 
 const deployCommand = () => import('../commands/deploy.js');
 const fundsCommands = () => import('../commands/agent-funds.js');
@@ -153,6 +155,22 @@ export const deposits = defineCommand({
                  what the sim faucet minted`,
   options: reach,
   run: async ({ values }) => (await treasuryCommands()).depositsCommand({ dataDir: values['data-dir'], json: values.json }),
+});
+
+export const allocations = defineCommand({
+  name: 'allocations',
+  usage: `  coffer allocations [<agent>] [--limit N] ${DATA_DIR}
+                 the USDC moved between the treasury and agents, newest first (50, or --limit):
+                 allocated to an agent or returned, on which rail, where each stands; one agent's
+                 with its id (an archived one's too)`,
+  options: { ...reach, limit: { type: 'string' } },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [agentId, extra] = positionals;
+    if (extra !== undefined) throw new UsageError('coffer allocations takes one agent at most', 'allocations');
+    const limit = limitOption(values.limit, LIST_LIMITS.allocations, 'allocations');
+    return (await treasuryCommands()).allocationsCommand({ agentId, limit, dataDir: values['data-dir'], json: values.json });
+  },
 });
 
 export const faucet = defineCommand({

@@ -9,12 +9,14 @@ import type { ApprovalCarriers } from '../approvals/carriers.js';
 import { ownerResult } from '../outcome.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { allocate, returnFunds } from './allocations.js';
+import { listAllocations } from './allocation-history.js';
 import type { Rail } from '../../wire/rails.js';
 
 export const treasuryApp = (ctx: EngineContext) => ({
   ensureOwner: () => ensureOwner(ctx),
   pollDeposits: (owner: string, rails?: readonly Rail[]) => pollDeposits(ctx, owner, rails),
   deposits: (p: Principal) => listDeposits(ctx, p),
+  allocations: (p: Principal, query?: { agentId?: string; limit?: number }) => listAllocations(ctx, p, query),
   faucet: (p: Principal, amount: string, idempotencyKey: string | null = null, rail: Rail = 'sol') =>
     faucet(ctx, p, amount, idempotencyKey, rail),
   allocate: (p: Principal, agentId: string, amount: string, idempotencyKey: string | null = null, rail: Rail = 'sol') =>

@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import { faucetBodySchema, idempotencyHeaderSchema } from '../../wire/schemas.js';
+import { allocationsQuerySchema, faucetBodySchema, idempotencyHeaderSchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseWith } from '../validate.js';
+import { parseQuery, parseWith } from '../validate.js';
 import { sendJsonInSlices } from '../json-in-slices.js';
 
-/** The owner's view: dashboard, deposit history, and the sim network's faucet. */
+/** The owner's view: dashboard, deposit history, allocations and returns, and the sim network's faucet. */
 export function treasuryRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
   router.get('/dashboard', async (req, res) => {
@@ -12,6 +12,10 @@ export function treasuryRoutes({ engine, principal }: RouteDeps): Router {
   });
   router.get('/treasury/deposits', (req, res) => {
     res.json(engine.deposits(principal(req)));
+  });
+  router.get('/treasury/allocations', (req, res) => {
+    const p = principal(req);
+    res.json(engine.allocations(p, parseQuery(allocationsQuerySchema, req.query)));
   });
   router.post('/treasury/faucet', async (req, res) => {
     const p = principal(req);

@@ -239,6 +239,17 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       `SELECT ${ROW} FROM transfers WHERE owner = ? AND kind IN ('faucet', 'deposit') AND status = 'confirmed'
        ORDER BY created_at DESC, rowid DESC LIMIT ?`,
     ),
+    // One agent's through allocations_by_agent; every agent's is a few rows an owner made by hand.
+    listAgentAllocations: bigintStatement(
+      db,
+      `SELECT ${ROW} FROM transfers WHERE owner = ? AND agent_id = ? AND kind IN ('allocation', 'return')
+       ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+    ),
+    listAllocations: bigintStatement(
+      db,
+      `SELECT ${ROW} FROM transfers WHERE owner = ? AND kind IN ('allocation', 'return')
+       ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+    ),
     findRefundByPayment: bigintStatement(
       db,
       `SELECT ${ROW} FROM transfers WHERE payment_id = ? AND kind = 'refund' ORDER BY created_at DESC, rowid DESC LIMIT 1`,
@@ -292,6 +303,10 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     countedPayments: (owner, agentId, since) => countedPayments(stmts.countedPaymentsPage, owner, agentId, since),
     isPaymentTransaction: (txSignature) => stmts.isPaymentTransaction.get({ txSignature }) !== undefined,
     listDeposits: (owner, limit) => allRows(stmts.listDeposits, ofKind('faucet', 'deposit'), owner, limit),
+    listAllocations: (owner, agentId, limit) =>
+      agentId === null
+        ? allRows(stmts.listAllocations, ofKind('allocation', 'return'), owner, limit)
+        : allRows(stmts.listAgentAllocations, ofKind('allocation', 'return'), owner, agentId, limit),
     findRefundByPayment: (paymentId) => oneRow(stmts.findRefundByPayment, ofKind('refund'), paymentId),
     tasksOwedRefunds: (retryFailed) => allRows(stmts.tasksOwedRefunds, toTask, { retryFailed: retryFailed ? 1 : 0 }),
   };

@@ -23,6 +23,29 @@ export type Returned = MovedFunds & {
   returnId: string;
 };
 
+/** USDC moved between the treasury and an agent, as the owner's history of them lists it. */
+export type FundsMove = {
+  id: string;
+  /** `allocation`: from the treasury to the agent; `return`: from the agent back to the treasury. */
+  kind: 'allocation' | 'return';
+  agentId: string;
+  /** The rail it moved on: between the treasury's and the agent's wallets there. */
+  rail: Rail;
+  amount: string;
+  currency: 'USDC';
+  /** `pending` until its transaction is seen on chain; a `failed` one (its `errorCode`) moved nothing. */
+  status: 'pending' | 'confirmed' | 'failed';
+  errorCode: string | null;
+  txSignature: string | null;
+  timestamp: string;
+  settledAt: string | null;
+};
+
+/** GET /v1/treasury/allocations: newest first. */
+export type FundsMoves = {
+  allocations: FundsMove[];
+};
+
 /** `chain`: found arriving on chain; `faucet`: minted by the sim network's faucet. */
 export type DepositSource = 'chain' | 'faucet';
 

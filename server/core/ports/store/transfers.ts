@@ -184,6 +184,8 @@ export interface TransferStore {
   isPaymentTransaction(txSignature: string): boolean;
   /** Confirmed deposits and faucet mints, newest first. */
   listDeposits(owner: string, limit: number): DepositRecord[];
+  /** The owner's allocations and returns, newest first, whatever their status: one agent's, or (null) every agent's. */
+  listAllocations(owner: string, agentId: string | null, limit: number): AllocationRecord[];
   /** The newest refund of a payment. */
   findRefundByPayment(paymentId: string): RefundRecord | null;
   /**

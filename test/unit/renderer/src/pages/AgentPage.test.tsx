@@ -5,7 +5,7 @@ import { AgentPage } from '../../../../../renderer/src/pages/AgentPage.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { CofferApiError } from '../../../../../renderer/src/api/client.js';
 import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
-import { dateTime } from '../../../../../renderer/src/lib/time.js';
+import { dateTime, shortTime } from '../../../../../renderer/src/lib/time.js';
 
 const WALLET = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const BASE_ACCOUNT = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -37,6 +37,7 @@ const client = {
   returnFunds: vi.fn(),
   replaceKey: vi.fn(),
   policyWhatIf: vi.fn(),
+  allocations: vi.fn(),
 };
 /** The dashboard read again: the agent's balance as the server has it now. */
 let balanceNow = '5.00';
@@ -53,6 +54,7 @@ beforeEach(() => {
   client.searchServices.mockResolvedValue({ results: [] });
   client.policy.mockResolvedValue({ agentId: 'alpha', policy, spent24h: '0.00', budgets: [] });
   client.tasks.mockResolvedValue({ tasks: [] });
+  client.allocations.mockResolvedValue({ allocations: [] });
   useDashboard.setState({
     client: client as never,
     refresh,
@@ -83,6 +85,53 @@ describe("the agent's wallets", () => {
     render(<AgentPage agentId="alpha" />);
     expect(screen.getByTestId('wallet-address-base').textContent).toBe(BASE_ACCOUNT);
     expect(screen.getByTestId('agent-facts-base').textContent).toBe('On Base: balance unknown now');
+  });
+});
+
+describe('what moved between the treasury and the agent', () => {
+  const move = (id: string, fields: Record<string, unknown>) => ({
+    id,
+    kind: 'allocation',
+    agentId: 'alpha',
+    rail: 'sol',
+    amount: '1.00',
+    currency: 'USDC',
+    status: 'confirmed',
+    errorCode: null,
+    txSignature: `tx-${id}`,
+    timestamp: '2026-11-30T10:00:00.000Z',
+    settledAt: '2026-11-30T10:00:01.000Z',
+    ...fields,
+  });
+
+  it('lists its allocations and returns, newest first, each on its rail and where it stands', async () => {
+    client.allocations.mockResolvedValue({
+      allocations: [
+        move('m3', { kind: 'return', amount: '0.25', status: 'pending', timestamp: '2026-11-30T12:00:00.000Z' }),
+        move('m2', { rail: 'base', amount: '0.50', status: 'failed', errorCode: 'insufficient_funds', txSignature: null }),
+        move('m1', {}),
+      ],
+    });
+    render(<AgentPage agentId="alpha" />);
+    const rows = await screen.findAllByTestId('funds-move');
+    expect(client.allocations).toHaveBeenCalledWith({ agentId: 'alpha', limit: 10 });
+    expect(rows.map((row) => row.textContent)).toEqual([
+      `${shortTime('2026-11-30T12:00:00.000Z', new Date(), 'UTC')}Returned0.25 USDCSolanaPending`,
+      `${shortTime('2026-11-30T10:00:00.000Z', new Date(), 'UTC')}Allocated0.50 USDCBaseFailed (insufficient_funds): nothing moved`,
+      `${shortTime('2026-11-30T10:00:00.000Z', new Date(), 'UTC')}Allocated1.00 USDCSolanaDone`,
+    ]);
+  });
+
+  it('reads them again once a move changes its balance; none yet, it says so', async () => {
+    render(<AgentPage agentId="alpha" />);
+    expect((await screen.findByTestId('funds-moves')).textContent).toContain('Nothing yet.');
+    client.allocations.mockResolvedValue({ allocations: [move('m1', { amount: '3.00' })] });
+    balanceNow = '8.00';
+    client.allocate.mockResolvedValue({ amount: '3.00', balance: '8.00' });
+    fireEvent.change(screen.getByLabelText('Allocate from the treasury'), { target: { value: '3' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Allocate' }));
+    await waitFor(() => expect(screen.getAllByTestId('funds-move')).toHaveLength(1));
+    expect(client.allocations).toHaveBeenCalledTimes(2);
   });
 });
 

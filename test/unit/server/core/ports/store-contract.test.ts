@@ -437,6 +437,26 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     ]);
   });
 
+  it("lists the moves between the treasury and agents newest first, every status, one agent's or all the owner's", () => {
+    const store = fresh(make);
+    store.insertTransfer(move('m1', 'allocation', { createdAt: 1_000 }));
+    store.insertTransfer(move('m2', 'return', { createdAt: 2_000, status: 'failed', rail: 'base' }));
+    store.insertTransfer(move('m3', 'allocation', { createdAt: 2_000, agentId: 'b', status: 'confirmed' }));
+    // Another owner's agent of the same id: not this owner's.
+    store.insertOwner({ address: 'other-owner', createdAt: 0 });
+    store.insertAgent({ ...agent('a', 'wallet-other'), owner: 'other-owner' }, POLICY);
+    store.insertTransfer(move('m4', 'allocation', { createdAt: 3_000, owner: 'other-owner' }));
+    store.insertTransfer(pay('p1', { createdAt: 2_500 }));
+    expect(store.listAllocations(OWNER, null, 10).map((row) => [row.id, row.kind, row.agentId, row.status, row.rail])).toEqual([
+      ['m3', 'allocation', 'b', 'confirmed', 'sol'],
+      ['m2', 'return', 'a', 'failed', 'base'],
+      ['m1', 'allocation', 'a', 'pending', 'sol'],
+    ]);
+    expect(store.listAllocations(OWNER, 'a', 10).map((row) => row.id)).toEqual(['m2', 'm1']);
+    expect(store.listAllocations(OWNER, null, 1).map((row) => row.id)).toEqual(['m3']);
+    expect(store.listAllocations(OWNER, 'c', 10)).toEqual([]);
+  });
+
   it("what a budget's scope spent from any moment on equals the sum of its payments, whatever came before or after its budget was set", () => {
     const DAY = 86_400_000;
     const now = Date.UTC(2026, 10, 23, 12, 34, 56, 789);

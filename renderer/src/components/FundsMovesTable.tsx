@@ -1,0 +1,71 @@
+import { useEffect, useState } from 'react';
+import type { FundsMove } from '../api/types.js';
+import { dateTime, shortTime } from '../lib/time.js';
+import { railName } from '../../../server/wire/rail-words.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
+import { Money } from './Money.js';
+import { TableHead } from './TableHead.js';
+
+/** How many of an agent's moves its page lists; `coffer allocations AGENT` lists them all. */
+const SHOWN = 10;
+
+/** Where a move stands, in words: a failed one moved nothing. */
+const standing = (move: FundsMove): string =>
+  move.status === 'failed' ? `Failed (${move.errorCode ?? 'unknown'}): nothing moved` : move.status === 'pending' ? 'Pending' : 'Done';
+
+/**
+ * What moved between the treasury and this agent, newest first, each on its rail: read again when
+ * `refreshKey` changes (its balances, which every move changes).
+ */
+export function FundsMovesTable({ agentId, refreshKey }: { agentId: string; refreshKey: string }) {
+  const client = useDashboard((s) => s.client);
+  const timeZone = useTimeZone();
+  const [moves, setMoves] = useState<FundsMove[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!client) return;
+    let current = true;
+    client.allocations({ agentId, limit: SHOWN }).then(
+      (answer) => {
+        if (!current) return;
+        setMoves(answer.allocations);
+        setError(null);
+      },
+      (e: Error) => {
+        if (current) setError(e.message);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [client, agentId, refreshKey]);
+  return (
+    <div className="amount-form" data-testid="funds-moves">
+      <span className="label-like">Moved to and from the treasury</span>
+      {error !== null && <p className="error-note">{error}</p>}
+      {moves !== null && moves.length === 0 && <p className="empty">Nothing yet.</p>}
+      {moves !== null && moves.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <TableHead columns={['When', 'Moved', { label: 'Amount', num: true }, 'Rail', 'Status']} />
+            <tbody>
+              {moves.map((move) => (
+                <tr key={move.id} data-testid="funds-move">
+                  <td className="nowrap" title={dateTime(move.timestamp, timeZone)}>
+                    {shortTime(move.timestamp, new Date(), timeZone)}
+                  </td>
+                  <td>{move.kind === 'allocation' ? 'Allocated' : 'Returned'}</td>
+                  <td className="num">
+                    <Money value={move.amount} />
+                  </td>
+                  <td>{railName(move.rail)}</td>
+                  <td title={move.txSignature ?? undefined}>{standing(move)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
