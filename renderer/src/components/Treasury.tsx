@@ -26,7 +26,10 @@ export function Treasury() {
           <Money micro={treasury.amount} />
         </p>
         <p className="muted">
-          on <span className={`network ${treasury.network}`}>{networkWords(treasury.network)}</span>
+          {/* The big figure is Solana's; Base's stands beside it below (a figure with no rail read as the whole treasury). */}
+          <span data-testid="treasury-rail">
+            on Solana, <span className={`network ${treasury.network}`}>{networkWords(treasury.network)}</span>
+          </span>
           {' · '}spent by agents in the last 24 h: <Money value={dashboard.spent24h} /> <HeldNote held={dashboard.held24h} />
         </p>
         <div className="deposit-address">

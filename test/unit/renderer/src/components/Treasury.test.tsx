@@ -28,6 +28,12 @@ describe('the treasury card', () => {
     expect(screen.queryByTestId('held-note')).toBeNull();
   });
 
+  it('says the rail of its big figure: Solana, the one Base is beside', () => {
+    useDashboard.setState({ dashboard: dashboard('base-sepolia') as never, deposits: [] });
+    render(<Treasury />);
+    expect(screen.getByTestId('treasury-rail').textContent).toBe('on Solana, devnet');
+  });
+
   it('shows the Base deposit address where the Base rail is open, and none where it is off', async () => {
     useDashboard.setState({ dashboard: dashboard('base-sepolia') as never, deposits: [] });
     const { rerender } = render(<Treasury />);
