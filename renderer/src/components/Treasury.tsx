@@ -1,4 +1,4 @@
-import { useDashboard } from '../state/store.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
 import { dateTime } from '../lib/time.js';
 import { readableAmount } from '../lib/money.js';
 import { AmountForm } from './AmountForm.js';
@@ -8,11 +8,13 @@ import { Money } from './Money.js';
 import { OnBaseBalance } from './OnBaseBalance.js';
 import { QrCode } from './QrCode.js';
 import { TableHead } from './TableHead.js';
+import { RailCell } from './RailCell.js';
 import { gasWords, networkWords, shortEther, testChainNote } from '../../../server/wire/network-words.js';
 
 /** The treasury: balance, network, where to deposit, what arrived, and on sim a faucet. */
 export function Treasury() {
   const { dashboard, deposits, client, refresh } = useDashboard();
+  const timeZone = useTimeZone();
   if (!dashboard) return null;
   const { treasury } = dashboard;
   // Base's deposit address and faucet only where its rail is open (an account is filed all the same).
@@ -105,19 +107,19 @@ export function Treasury() {
           <p className="muted">No deposits yet. USDC sent to the address above appears here within a minute.</p>
         ) : (
           <table>
-            <TableHead columns={['When', { label: 'Amount', num: true }, 'From']} />
+            <TableHead columns={['When', { label: 'Amount', num: true }, 'Rail', 'From']} />
             <tbody>
               {deposits.map((d) => (
                 <tr key={d.id}>
-                  <td>{dateTime(d.timestamp)}</td>
+                  <td>{dateTime(d.timestamp, timeZone)}</td>
                   <td className="num">
                     <Money value={d.amount} />
                   </td>
+                  <RailCell rail={d.rail} />
                   <td>
                     <code className="address short" title={d.from}>
                       {d.source === 'faucet' ? 'sim faucet' : d.from}
                     </code>
-                    {d.rail === 'base' && <span className="muted"> · Base</span>}
                   </td>
                 </tr>
               ))}

@@ -4,6 +4,7 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { Treasury } from '../../../../../renderer/src/components/Treasury.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { TREASURY_BASE_ACCOUNT, TREASURY_WALLET, dashboardTreasury } from '../../../../fixtures/dashboard-treasury.js';
+import { dateTime } from '../../../../../renderer/src/lib/time.js';
 import { gasLine } from '../../../../../server/cli/commands/rail-lines.js';
 
 /** The overview's treasury as GET /v1/dashboard answers it, with the Base rail on `baseNetwork`. */
@@ -32,6 +33,31 @@ describe('the treasury card', () => {
     useDashboard.setState({ dashboard: dashboard('base-sepolia') as never, deposits: [] });
     render(<Treasury />);
     expect(screen.getByTestId('treasury-rail').textContent).toBe('on Solana, devnet');
+  });
+
+  it('lists each deposit with its rail, either rail, and its time in the owner’s zone', () => {
+    const deposit = (id: string, rail: 'sol' | 'base', source: 'faucet' | 'chain', from: string) => ({
+      id,
+      rail,
+      txSignature: `tx-${id}`,
+      amount: '5.00',
+      currency: 'USDC',
+      from,
+      timestamp: '2026-11-30T10:00:00.000Z',
+      source,
+    });
+    useDashboard.setState({
+      dashboard: dashboard('base-sepolia') as never,
+      deposits: [deposit('d2', 'base', 'chain', '0xabc'), deposit('d1', 'sol', 'faucet', 'mint')] as never,
+      settings: { timeZone: 'Pacific/Kiritimati', timeZoneFrom: 'owner', preferredRail: null },
+    });
+    render(<Treasury />);
+    const rows = screen.getAllByRole('row').slice(1);
+    expect(rows.map((row) => row.textContent)).toEqual([
+      `${dateTime('2026-11-30T10:00:00.000Z', 'Pacific/Kiritimati')}5.00 USDCBase USDC0xabc`,
+      `${dateTime('2026-11-30T10:00:00.000Z', 'Pacific/Kiritimati')}5.00 USDCSolana USDCsim faucet`,
+    ]);
+    useDashboard.setState({ settings: null });
   });
 
   it('shows the Base deposit address where the Base rail is open, and none where it is off', async () => {
