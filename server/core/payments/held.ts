@@ -128,6 +128,9 @@ export async function payHeld(
   alsoWrite?: (payment: PaymentRecord) => void,
 ): Promise<Record<string, unknown>> {
   const held = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);
+  // Security: no door check here. A kill withdraws the agent's held payments (no longer `held`,
+  // refused just below); one stopped after this check is refused by the reservation, which judges the
+  // kill switch after signing and before anything is sent (movePayment).
   if (held === null || held.status !== 'held') {
     throw new CofferError('internal', `approval ${approval.id} has no payment held for it`);
   }

@@ -12,7 +12,7 @@ import type { Policy } from '../../wire/policy/policy.js';
 
 /**
  * Every allowedServices entry must name something a payment can match: a registry service id, or a
- * recipient's Solana address (for a service outside the registry). Anything else would be saved and
+ * recipient's address, Solana or EVM (for a service outside the registry). Anything else would be saved and
  * then allow nothing, silently: a typo must be refused when it is made.
  */
 export function assertKnownServices(
