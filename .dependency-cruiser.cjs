@@ -130,6 +130,12 @@ module.exports = {
       `^(electron|renderer)/|${SERVER_OUTSIDE('linked-agent/')}`,
     ),
     never(
+      'desktop-reaches-the-engine-through-boot',
+      'The desktop door opens Coffer as `coffer serve` does (server/boot) and reads the engine: no adapter, HTTP route or CLI of its own; the embedded chain only to learn whether LiteSVM loads.',
+      '^electron/',
+      '^server/(?!core/|boot/|wire/|package/|mcp/|linked-agent/|chain/solana/sim/load\\.ts$)',
+    ),
+    never(
       'cli-opens-no-desktop',
       'The CLI reaches the desktop app through the launch wiring in server/boot, never the Electron door.',
       '^server/cli/',
