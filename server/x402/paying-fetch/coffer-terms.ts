@@ -121,18 +121,19 @@ export async function registryListing(agent: PayingAgent, offered: PaymentInstru
         );
   if (named !== null) return { serviceId: named.id, onBase: named.base !== null, caps: { sol: null, base: null } };
   const capOf = async (wallet: string) =>
-    dearestListed(wallet, await mustRead(agent, 'check the registry', () => api.servicesPaidTo(wallet)));
+    dearestCallPrice(wallet, await mustRead(agent, 'check the registry', () => api.servicesPaidTo(wallet)));
   const base = offered.base !== null && offered.base.chainId === baseChainId ? offered.base.recipient : null;
   const [solCap, baseCap] = await Promise.all([capOf(offered.recipient), base === null ? null : capOf(base)]);
   return { serviceId: null, onBase: true, caps: { sol: solCap, base: baseCap } };
 }
 
 /**
- * The dearest price listed among a wallet's listings, with the ids of the services paid there (named
- * where the price refuses a payment, so that the agent can look their prices up); null where none
- * lists a price.
+ * The dearest price a call is listed at among a wallet's listings, with the ids of the services paid
+ * there (named where the price refuses a payment, so that the agent can look their prices up); null
+ * where none lists one. A first check in the agent's process, before anything is asked: the server's
+ * cap (core/registry/registry.ts, a model's prices by resolution too) is the one that holds.
  */
-function dearestListed(wallet: string, listed: { results: { id: string; pricePerCall: string | null }[] }) {
+function dearestCallPrice(wallet: string, listed: { results: { id: string; pricePerCall: string | null }[] }) {
   const services = listed.results.map((listing) => listing.id);
   return listed.results
     .map((listing) => listing.pricePerCall)
