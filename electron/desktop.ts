@@ -50,6 +50,7 @@ async function start(context: DesktopContext): Promise<void> {
     open,
     () => deps.timers.now(),
     () => engine.readSettings({ kind: 'owner', owner }).timeZone,
+    (agentId) => engine.ctx.store.getAgent(owner, agentId)?.displayName ?? agentId,
   );
   // Solana always; Base unless this data dir runs with it off (COFFER_BASE_RPC=off).
   const rails = coffer.base === null ? (['sol'] as const) : (['sol', 'base'] as const);

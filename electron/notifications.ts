@@ -17,12 +17,18 @@ export interface DesktopNotification {
  * refused by policy, an agent stopped (by its breaker: why), a budget near its limit or a policy
  * ending within a day, a deposit arrived, a scheduled backup failed. Everything else stays in the dashboard.
  */
-export function notificationFor(event: CofferEventWithTime, timeZone: string | null = null): DesktopNotification | null {
+export function notificationFor(
+  event: CofferEventWithTime,
+  timeZone: string | null = null,
+  /** An agent as the owner named it (the tray's and the dashboard's words); its id where it has no other. */
+  nameOf: (agentId: string) => string = (agentId) => agentId,
+): DesktopNotification | null {
+  const name = 'agentId' in event ? nameOf(event.agentId) : '';
   switch (event.type) {
     case 'approval':
       if (event.status === 'pending' && event.kind === 'payment') {
         return {
-          title: `${event.agentId} asks to pay`,
+          title: `${name} asks to pay`,
           body: `${describeRequest(event.kind, event.request ?? {})}. Nothing is paid until you approve.`,
           route: '#/approvals',
         };
@@ -30,13 +36,13 @@ export function notificationFor(event: CofferEventWithTime, timeZone: string | n
       return event.status === 'pending'
         ? {
             title: 'Approval waiting',
-            body: `${event.agentId} asks: ${describeRequest(event.kind, event.request ?? {}, null, timeZone)}`,
+            body: `${name} asks: ${describeRequest(event.kind, event.request ?? {}, null, timeZone)}`,
             route: '#/approvals',
           }
         : null;
     case 'payment_refused':
       return {
-        title: `Payment refused: ${event.agentId}`,
+        title: `Payment refused: ${name}`,
         body: `${groupThousands(event.amount)} USDC${event.rail === 'base' ? ' on Base' : ''} to ${event.service}: ${event.message}`,
         route: `#/agents/${encodeURIComponent(event.agentId)}`,
       };
@@ -44,18 +50,18 @@ export function notificationFor(event: CofferEventWithTime, timeZone: string | n
       if (event.status !== 'suspended') return null;
       return event.reason !== undefined
         ? {
-            title: `${event.agentId} stopped by its breaker`,
+            title: `${name} stopped by its breaker`,
             body: `${event.reason.charAt(0).toUpperCase()}${event.reason.slice(1)}. Only you can resume it.`,
             route: `#/agents/${encodeURIComponent(event.agentId)}`,
           }
         : {
-            title: `${event.agentId} stopped`,
+            title: `${name} stopped`,
             body: 'Its payments are refused until you resume it.',
             route: `#/agents/${encodeURIComponent(event.agentId)}`,
           };
     case 'warning':
       return {
-        title: event.about === 'expiry' ? `${event.agentId}'s policy ends soon` : `${event.agentId} is near a limit`,
+        title: event.about === 'expiry' ? `${name}'s policy ends soon` : `${name} is near a limit`,
         body: event.message,
         route: `#/agents/${encodeURIComponent(event.agentId)}`,
       };
@@ -102,6 +108,8 @@ export function createNotifier(
   now: () => number,
   /** The owner's time zone now: a request's end is said as the day they typed. */
   timeZone: () => string | null = () => null,
+  /** An agent's name now, as the tray lists it. */
+  nameOf: (agentId: string) => string = (agentId) => agentId,
 ) {
   const live = new Set<ElectronNotification>();
   const shown = new Map<string, { at: number; held: number }>();
@@ -123,7 +131,7 @@ export function createNotifier(
     },
     notify(event: CofferEventWithTime): void {
       if (ownerActing > 0) return;
-      const note = notificationFor(event, event.type === 'approval' ? timeZone() : null);
+      const note = notificationFor(event, event.type === 'approval' ? timeZone() : null, nameOf);
       if (note === null || !Notification.isSupported()) return;
       const key = keyOf(event);
       const last = shown.get(key);

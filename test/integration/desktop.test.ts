@@ -290,6 +290,8 @@ describe('the desktop app on Linux, started by the user', () => {
     expect(count()).toBe(before + 1);
     const first = app.fake.Notification.instances.at(-1)!;
     expect(first.options.title).toBe('burst-3 stopped');
+    // Named as the owner named it, as the tray lists it (its page still reached by its id).
+    expect((await app.api('POST', '/v1/agents/burst-3/rename', { displayName: 'Burst three' })).status).toBe(200);
     await app.api('POST', '/v1/agents/burst-3/resume');
     await app.api('POST', '/v1/agents/burst-3/kill');
     await app.api('POST', '/v1/agents/burst-3/resume');
@@ -299,6 +301,7 @@ describe('the desktop app on Linux, started by the user', () => {
     await app.api('POST', '/v1/agents/burst-3/resume');
     await app.api('POST', '/v1/agents/burst-3/kill');
     expect(count()).toBe(before + 2);
+    expect(app.fake.Notification.instances.at(-1)!.options.title).toBe('Burst three stopped');
     expect(app.fake.Notification.instances.at(-1)!.options.body).toMatch(/\(and 2 more like it\)$/);
     // Retained until clicked: the click opens the agent's page.
     expect(first.shown).toBe(true);

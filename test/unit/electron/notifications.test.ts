@@ -4,6 +4,20 @@ import { createNotifier, notificationFor } from '../../../electron/notifications
 import type { ElectronApi } from '../../../electron/electron-api.js';
 
 describe('desktop notifications, computed from engine events', () => {
+  it('names an agent as the owner named it, as the tray does; its page still by its id', () => {
+    const at = '2026-11-22T00:00:00.000Z';
+    const nameOf = (agentId: string) => (agentId === 'alpha' ? 'Research assistant' : agentId);
+    const held = { type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_2', kind: 'payment', status: 'pending', at } as const;
+    expect(notificationFor({ ...held, request: { service: 'demo-weather', amount: '4.00' } }, null, nameOf)?.title).toBe(
+      'Research assistant asks to pay',
+    );
+    expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'alpha', status: 'suspended', at }, null, nameOf)).toEqual({
+      title: 'Research assistant stopped',
+      body: 'Its payments are refused until you resume it.',
+      route: '#/agents/alpha',
+    });
+  });
+
   it('notifies for approvals waiting, refused payments, stopped agents, deposits and failed scheduled backups, and opens the right page', () => {
     const at = '2026-11-22T00:00:00.000Z';
     expect(
