@@ -25,6 +25,8 @@ const AGENT_NEXT: Readonly<Record<string, (run: Commands) => string>> = {
     // printed must neither fail on a placeholder nor swap a count for an amount.
     // A rolling window ("any hour") never starts afresh as a whole: what is spent and left is what holds.
     `${run.agent(['policy'])} shows each budget, what is spent and left, and when a calendar one starts afresh; ${run.agent(['policy', '--budget', 'AMOUNT/WINDOW[:SCOPE]'])} (--count N/WINDOW[:SCOPE] for a count of payments; SCOPE as the budget refused names it), naming every budget to keep, asks the owner for more`,
+  // Ended: the owner sets a later end, or none (a later end loosens the policy: the owner's).
+  policy_expired: (run) => `${run.agent(['policy', '--expires', 'DAY'])} (or --expires never) asks the owner for a later end`,
   // The refusal's words say when the cooldown passes; a shorter one loosens the policy: the owner's.
   cooldown_active: (run) =>
     `ask again once it passes; ${run.agent(['policy', '--cooldown', 'SECONDS'])} asks the owner for a shorter cooldown`,
@@ -46,6 +48,9 @@ const AGENT_NEXT: Readonly<Record<string, (run: Commands) => string>> = {
 };
 
 const PAYING_COMMANDS = new Set(['pay', 'fetch']);
+
+/** The refusals a paying command adds a next step to (the bridge answers the same ones, mcp/refusal-next.ts). */
+export const NEXT_STEP_CODES: readonly string[] = [...Object.keys(AGENT_NEXT), 'insufficient_funds'];
 
 /** Short of funds: the owner's one command that funds the wallet, on the rail the payment was on where it is known. */
 function fundingWords(run: Commands, agent: string, rail: Rail | undefined): string {

@@ -9,6 +9,7 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
     'the daily budget frees as payments pass 24 hours old; set_policy with a larger dailyBudget asks the owner for more',
   budget_exceeded:
     'get_policy shows each budget, what is spent and left, and when a calendar one starts afresh; set_policy with larger budgets asks the owner for more',
+  policy_expired: 'set_policy with a later expiresAt (or null: no end) asks the owner for it',
   cooldown_active: 'call again once it passes; set_policy with a shorter cooldownSeconds asks the owner for it',
   max_per_payment_exceeded: 'set_policy with a higher maxPerPayment asks the owner for it',
   service_not_allowed:
@@ -21,6 +22,9 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
   approval_expired: "call again: the seller's terms are fresh, and the owner is asked again",
   nonce_expired: "call again: the seller's terms are fresh, and the owner is asked again",
 };
+
+/** The refusals a tool adds a next call to: the same as the CLI's (cli/next-step.ts). */
+export const NEXT_TOOL_CODES: readonly string[] = Object.keys(NEXT_TOOL);
 
 /** The sentence to add after a refusal with `code`; null where there is nothing more to do than its words say. */
 export const nextTool = (code: string): string | null => NEXT_TOOL[code] ?? null;

@@ -45,6 +45,8 @@ describe("the line after an agent's refused payment", () => {
     expect(nextStep('fetch', 'cooldown_active')).toBe(
       `ask again once it passes; ${COFFER} policy --cooldown SECONDS asks the owner for a shorter cooldown`,
     );
+    // Ended: a later end, or none, is the owner's to give.
+    expect(nextStep('pay', 'policy_expired')).toBe(`${COFFER} policy --expires DAY (or --expires never) asks the owner for a later end`);
     // Paid other than a registry service's price: where the price is read.
     expect(nextStep('pay', 'price_above_registry')).toBe(
       `${COFFER} services SERVICE shows the price the registry lists; a registry service is paid that, no more`,
