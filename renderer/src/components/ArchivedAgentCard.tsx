@@ -4,6 +4,7 @@ import { dateTime } from '../lib/time.js';
 import { useTimeZone } from '../state/store.js';
 import { ArchivedFunds } from './ArchivedFunds.js';
 import { SpendHistoryTable } from './SpendHistoryTable.js';
+import { FundsMovesTable } from './FundsMovesTable.js';
 
 /** An archived agent's page: stopped for good, its key revoked; its wallet, what it still holds, and its history. */
 export function ArchivedAgentCard({ archived, history }: { archived: ArchivedAgent; history: SpendRecord[] }) {
@@ -22,6 +23,8 @@ export function ArchivedAgentCard({ archived, history }: { archived: ArchivedAge
       </p>
       <ArchivedFunds agentId={archived.agentId} rail="sol" balance={archived.balance} />
       <ArchivedFunds agentId={archived.agentId} rail="base" balance={archived.balances.base} />
+      {/* The returns its archive made, with the rest: what an owner reconciles. */}
+      <FundsMovesTable agentId={archived.agentId} refreshKey={JSON.stringify([archived.balance, archived.balances])} />
       <SpendHistoryTable history={history} />
     </section>
   );

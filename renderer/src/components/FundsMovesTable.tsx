@@ -1,17 +1,17 @@
 import { useEffect, useState } from 'react';
 import type { FundsMove } from '../api/types.js';
 import { dateTime, shortTime } from '../lib/time.js';
-import { railName } from '../../../server/wire/rail-words.js';
+import { fundsMoveStanding } from '../../../server/wire/funds-move-words.js';
 import { useDashboard, useTimeZone } from '../state/store.js';
 import { Money } from './Money.js';
 import { TableHead } from './TableHead.js';
+import { RailCell } from './RailCell.js';
+import { ErrorNote } from './ErrorNote.js';
 
-/** How many of an agent's moves its page lists; `coffer allocations AGENT` lists them all. */
+/** How many of an agent's moves its page lists; `coffer allocations AGENT` lists up to 500. */
 const SHOWN = 10;
 
-/** Where a move stands, in words: a failed one moved nothing. */
-const standing = (move: FundsMove): string =>
-  move.status === 'failed' ? `Failed (${move.errorCode ?? 'unknown'}): nothing moved` : move.status === 'pending' ? 'Pending' : 'Done';
+const capitalized = (words: string): string => words.charAt(0).toUpperCase() + words.slice(1);
 
 /**
  * What moved between the treasury and this agent, newest first, each on its rail: read again when
@@ -42,8 +42,13 @@ export function FundsMovesTable({ agentId, refreshKey }: { agentId: string; refr
   return (
     <div className="amount-form" data-testid="funds-moves">
       <span className="label-like">Moved to and from the treasury</span>
-      {error !== null && <p className="error-note">{error}</p>}
+      <ErrorNote error={error} />
       {moves !== null && moves.length === 0 && <p className="empty">Nothing yet.</p>}
+      {moves !== null && moves.length === SHOWN && (
+        <p className="hint">
+          The last {SHOWN}; coffer allocations {agentId} lists more.
+        </p>
+      )}
       {moves !== null && moves.length > 0 && (
         <div className="table-wrap">
           <table>
@@ -58,8 +63,8 @@ export function FundsMovesTable({ agentId, refreshKey }: { agentId: string; refr
                   <td className="num">
                     <Money value={move.amount} />
                   </td>
-                  <td>{railName(move.rail)}</td>
-                  <td title={move.txSignature ?? undefined}>{standing(move)}</td>
+                  <RailCell rail={move.rail} />
+                  <td title={move.txSignature ?? undefined}>{capitalized(fundsMoveStanding(move))}</td>
                 </tr>
               ))}
             </tbody>

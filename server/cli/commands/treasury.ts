@@ -5,6 +5,7 @@
  */
 import type { Deposit, FundsMove } from '../../wire/answers/treasury.js';
 import { railName } from '../../wire/rail-words.js';
+import { fundsMoveStanding } from '../../wire/funds-move-words.js';
 import type { Rail } from '../../wire/rails.js';
 import { localTime } from '../local-time.js';
 import { ownerClient } from '../owner-connection.js';
@@ -56,17 +57,9 @@ const moveCells = (move: FundsMove): string[] => [
   move.kind === 'allocation' ? `allocated to ${move.agentId}` : `returned from ${move.agentId}`,
   `${move.amount} USDC`,
   `on ${railName(move.rail)}`,
-  moveStanding(move),
+  fundsMoveStanding(move),
   move.txSignature ?? '',
 ];
-
-/** Where a move stands: "confirmed", "pending" (not seen on chain yet), "failed: CODE, nothing moved". */
-const moveStanding = (move: FundsMove): string =>
-  move.status === 'failed'
-    ? `failed (${move.errorCode ?? 'unknown'}): nothing moved`
-    : move.status === 'pending'
-      ? 'pending on chain'
-      : 'confirmed';
 
 /** `coffer faucet <amount> [--rail]`: test USDC minted into the treasury, on the sim network only. */
 export async function faucetCommand(

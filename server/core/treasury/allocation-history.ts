@@ -28,10 +28,15 @@ const fundsMoveView = (move: AllocationRecord): FundsMove => ({
   rail: move.rail,
   amount: formatUsdc(move.amount),
   currency: 'USDC',
-  // An allocation is never held (only a payment waits for the owner's yes).
-  status: move.status === 'held' ? 'pending' : move.status,
+  status: notHeld(move),
   errorCode: move.errorCode,
   txSignature: move.txSignature,
   timestamp: iso(move.createdAt),
   settledAt: move.settledAt === null ? null : iso(move.settledAt),
 });
+
+/** Only a payment waits for the owner's yes (the ledger's CHECK): an allocation said to be held is a fault, never relabelled. */
+function notHeld(move: AllocationRecord): FundsMove['status'] {
+  if (move.status === 'held') throw new Error(`${move.kind} ${move.id} is recorded as held`);
+  return move.status;
+}

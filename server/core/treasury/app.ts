@@ -1,7 +1,7 @@
 /**
  * The treasury: the owner's own wallet and the money between it and the agents. Read this first.
  * treasury.ts (the owner of a data dir, test money from the faucet, deposits found on chain) and
- * allocations.ts (USDC allocated to an agent, and given back).
+ * allocations.ts (USDC allocated to an agent, and given back), allocation-history.ts (what moved so).
  */
 import type { Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';

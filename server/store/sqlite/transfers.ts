@@ -1,11 +1,15 @@
 /** SQLite adapter of the transfers port: every move of money, whatever its kind, as one row of `transfers`. */
 import type Database from 'better-sqlite3';
 import type { CountedPayment, TransferKind, TransferOf, TransferRecord, TransferStore } from '../../core/ports/store.js';
+import type { Rail } from '../../wire/rails.js';
 import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, bigintStatement, oneRow, optionalBigint, optionalNumber, optionalText, text, type Row } from './rows.js';
 import { toTask } from './tasks.js';
 import { SIGNATURE_PREFIX_CHARS } from '../migrations/0003-transfers-written-once.js';
 import { outflowTally } from '../outflow-tally.js';
+
+/** The rail a row was written on (a row from before rails is Solana's). */
+const railOf = (rail: unknown): Rail => (rail === 'base' ? 'base' : 'sol');
 
 /** Rows a replay's read holds at once. */
 const COUNTED_PAGE = 1_000;
@@ -23,7 +27,7 @@ function* countedPayments(page: Database.Statement, owner: string, agentId: stri
   for (;;) {
     const rows = page.all({ owner, agentId, afterAt, afterRowid }) as [number, string, string, string, number, number, string][];
     for (const [, id, serviceId, recipient, amount, createdAt, rail] of rows)
-      yield { id, serviceId, recipient, amount: BigInt(amount), createdAt, rail: rail === 'base' ? 'base' : 'sol' };
+      yield { id, serviceId, recipient, amount: BigInt(amount), createdAt, rail: railOf(rail) };
     if (rows.length < COUNTED_PAGE) return;
     const last = rows[rows.length - 1]!;
     afterRowid = last[0];
@@ -48,7 +52,7 @@ function toTransfer(row: Row): TransferRecord {
     requestHash: optionalText(row.request_hash),
     createdAt: Number(row.created_at),
     settledAt: optionalNumber(row.settled_at),
-    rail: row.rail === 'base' ? ('base' as const) : ('sol' as const),
+    rail: railOf(row.rail),
   };
   switch (kind) {
     case 'payment':
@@ -152,6 +156,22 @@ const INSERT_CHAIN_DEPOSIT = `INSERT INTO transfers (id, kind, owner, tx_signatu
              OR (kind IS 'deposit' AND transfer_index IS NOT NULL AND @transferIndex IS NOT NULL
                AND transfer_index IS NOT @transferIndex))))`;
 
+/** The owner's allocations and returns, newest first: one agent's through allocations_by_agent; every agent's is a few rows an owner made by hand. */
+function allocationsReader(db: SqliteDatabase): TransferStore['listAllocations'] {
+  const ofAgent = bigintStatement(
+    db,
+    `SELECT ${ROW} FROM transfers WHERE owner = ? AND agent_id = ? AND kind IN ('allocation', 'return')
+     ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+  );
+  const ofOwner = bigintStatement(
+    db,
+    `SELECT ${ROW} FROM transfers WHERE owner = ? AND kind IN ('allocation', 'return') ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+  );
+  const toMove = ofKind('allocation', 'return');
+  return (owner, agentId, limit) =>
+    agentId === null ? allRows(ofOwner, toMove, owner, limit) : allRows(ofAgent, toMove, owner, agentId, limit);
+}
+
 export function createTransferStore(db: SqliteDatabase): TransferStore {
   const outflows = outflowTally();
   const stmts = {
@@ -239,17 +259,6 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       `SELECT ${ROW} FROM transfers WHERE owner = ? AND kind IN ('faucet', 'deposit') AND status = 'confirmed'
        ORDER BY created_at DESC, rowid DESC LIMIT ?`,
     ),
-    // One agent's through allocations_by_agent; every agent's is a few rows an owner made by hand.
-    listAgentAllocations: bigintStatement(
-      db,
-      `SELECT ${ROW} FROM transfers WHERE owner = ? AND agent_id = ? AND kind IN ('allocation', 'return')
-       ORDER BY created_at DESC, rowid DESC LIMIT ?`,
-    ),
-    listAllocations: bigintStatement(
-      db,
-      `SELECT ${ROW} FROM transfers WHERE owner = ? AND kind IN ('allocation', 'return')
-       ORDER BY created_at DESC, rowid DESC LIMIT ?`,
-    ),
     findRefundByPayment: bigintStatement(
       db,
       `SELECT ${ROW} FROM transfers WHERE payment_id = ? AND kind = 'refund' ORDER BY created_at DESC, rowid DESC LIMIT 1`,
@@ -303,10 +312,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     countedPayments: (owner, agentId, since) => countedPayments(stmts.countedPaymentsPage, owner, agentId, since),
     isPaymentTransaction: (txSignature) => stmts.isPaymentTransaction.get({ txSignature }) !== undefined,
     listDeposits: (owner, limit) => allRows(stmts.listDeposits, ofKind('faucet', 'deposit'), owner, limit),
-    listAllocations: (owner, agentId, limit) =>
-      agentId === null
-        ? allRows(stmts.listAllocations, ofKind('allocation', 'return'), owner, limit)
-        : allRows(stmts.listAgentAllocations, ofKind('allocation', 'return'), owner, agentId, limit),
+    listAllocations: allocationsReader(db),
     findRefundByPayment: (paymentId) => oneRow(stmts.findRefundByPayment, ofKind('refund'), paymentId),
     tasksOwedRefunds: (retryFailed) => allRows(stmts.tasksOwedRefunds, toTask, { retryFailed: retryFailed ? 1 : 0 }),
   };

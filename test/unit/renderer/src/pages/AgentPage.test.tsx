@@ -116,9 +116,9 @@ describe('what moved between the treasury and the agent', () => {
     const rows = await screen.findAllByTestId('funds-move');
     expect(client.allocations).toHaveBeenCalledWith({ agentId: 'alpha', limit: 10 });
     expect(rows.map((row) => row.textContent)).toEqual([
-      `${shortTime('2026-11-30T12:00:00.000Z', new Date(), 'UTC')}Returned0.25 USDCSolanaPending`,
-      `${shortTime('2026-11-30T10:00:00.000Z', new Date(), 'UTC')}Allocated0.50 USDCBaseFailed (insufficient_funds): nothing moved`,
-      `${shortTime('2026-11-30T10:00:00.000Z', new Date(), 'UTC')}Allocated1.00 USDCSolanaDone`,
+      `${shortTime('2026-11-30T12:00:00.000Z', new Date(), 'UTC')}Returned0.25 USDCSolana USDCPending on chain`,
+      `${shortTime('2026-11-30T10:00:00.000Z', new Date(), 'UTC')}Allocated0.50 USDCBase USDCFailed (insufficient_funds): nothing moved`,
+      `${shortTime('2026-11-30T10:00:00.000Z', new Date(), 'UTC')}Allocated1.00 USDCSolana USDCConfirmed`,
     ]);
   });
 
