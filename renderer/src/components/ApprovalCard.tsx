@@ -4,12 +4,11 @@ import { heldPaymentOf } from '../lib/held-payment.js';
 import { readableUsdc } from '../lib/money.js';
 import { spendingKey } from '../lib/spending-key.js';
 import { dateTime } from '../lib/time.js';
-import { useDashboard } from '../state/store.js';
+import { useAgentName, useDashboard } from '../state/store.js';
 import { AgentRequestSummary } from './AgentRequestSummary.js';
 import { DecisionButtons } from './DecisionButtons.js';
 import { ErrorNote } from './ErrorNote.js';
 import { HeldPaymentCard } from './HeldPaymentCard.js';
-import { useAgentName } from './AgentLink.js';
 
 /**
  * One waiting request, with its Deny and Approve: a held payment as a card (HeldPaymentCard), any other

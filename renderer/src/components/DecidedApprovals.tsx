@@ -2,7 +2,7 @@ import { describeRequest } from '../../../server/wire/describe-request.js';
 import type { Approval } from '../api/types.js';
 import { askedAgainst, pillWords } from '../lib/approval-words.js';
 import { outcomeWords } from '../lib/held-payment.js';
-import { hrefFor } from '../lib/route.js';
+import { AgentLink } from './AgentLink.js';
 import { shortTime } from '../lib/time.js';
 import { TableHead } from './TableHead.js';
 
@@ -20,7 +20,7 @@ export function DecidedApprovals({ recent, timeZone }: { recent: Approval[]; tim
               return (
                 <tr key={approval.approvalId} data-testid="decided-approval">
                   <td>
-                    <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>{approval.agentId}</a>
+                    <AgentLink agentId={approval.agentId} />
                   </td>
                   <td>
                     {describeRequest(approval.kind, approval.request, askedAgainst(approval), timeZone)}

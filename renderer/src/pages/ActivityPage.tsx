@@ -1,4 +1,4 @@
-import { useDashboard } from '../state/store.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
 import { dateTime, shortTime } from '../lib/time.js';
 import { PaymentStatus } from '../components/PaymentStatus.js';
 import { Money } from '../components/Money.js';
@@ -7,11 +7,12 @@ import { PaymentVenue } from '../components/PaymentVenue.js';
 import { RailCell } from '../components/RailCell.js';
 import { AgentLink } from '../components/AgentLink.js';
 
-/** When, as a short time, with the full date on hover. */
+/** When, as a short time, with the full date on hover, in the owner's time zone as the agent page says it. */
 function TimeCell({ timestamp }: { timestamp: string }) {
+  const timeZone = useTimeZone();
   return (
-    <td className="nowrap" title={dateTime(timestamp)}>
-      {shortTime(timestamp)}
+    <td className="nowrap" title={dateTime(timestamp, timeZone)}>
+      {shortTime(timestamp, new Date(), timeZone)}
     </td>
   );
 }

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { RecoveryPhrase } from '../api/types.js';
 import { backupFileBodySchema, backupScheduleBodySchema } from '../../../server/wire/schemas.js';
 import { formatByteSize } from '../../../server/wire/byte-size.js';
-import { useBaseOff, useDashboard } from '../state/store.js';
+import { useBaseOff, useDashboard, useTimeZone } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { dateTime } from '../lib/time.js';
 import { ErrorNote } from '../components/ErrorNote.js';
@@ -31,6 +31,7 @@ function RecoveryPhraseCard() {
   const [typed, setTyped] = useState<Record<number, string>>({});
   const backup = dashboard?.backup;
   const baseOff = useBaseOff();
+  const timeZone = useTimeZone();
   if (!dashboard || !backup) return null;
   const rails = baseOff ? '' : ', on Solana and on Base';
 
@@ -58,8 +59,8 @@ function RecoveryPhraseCard() {
       )}
       {backup.recoveryPhrase === 'confirmed' && !shown && (
         <p role="status">
-          Backed up{backup.confirmedAt ? ` on ${dateTime(backup.confirmedAt)}` : ''}: your recovery phrase restores the treasury and every
-          agent wallet{rails}.
+          Backed up{backup.confirmedAt ? ` on ${dateTime(backup.confirmedAt, timeZone)}` : ''}: your recovery phrase restores the treasury
+          and every agent wallet{rails}.
         </p>
       )}
       {backup.recoveryPhrase !== 'none' && !shown && (
@@ -120,6 +121,7 @@ function RecoveryPhraseCard() {
  */
 function BackupFileCard() {
   const { client, dashboard, refresh } = useDashboard();
+  const timeZone = useTimeZone();
   const { busy, error, setError, submit } = useAction();
   const [passphrase, setPassphrase] = useState('');
   const [again, setAgain] = useState('');
@@ -161,7 +163,7 @@ function BackupFileCard() {
       )}
       {lastFile && (
         <p role="status" data-testid="last-backup-file">
-          Last backup file: {dateTime(lastFile.at)} ({formatByteSize(lastFile.bytes)}, {lastFile.wallets} wallet keys).
+          Last backup file: {dateTime(lastFile.at, timeZone)} ({formatByteSize(lastFile.bytes)}, {lastFile.wallets} wallet keys).
         </p>
       )}
       {lastFile && lastFile.walletsWithoutKey.length > 0 && (
@@ -205,6 +207,7 @@ const EVERY_HOURS = [
  */
 function BackupScheduleCard() {
   const { client, dashboard, refresh } = useDashboard();
+  const timeZone = useTimeZone();
   const { busy, error, setError, run, submit } = useAction();
   const schedule = dashboard?.backup?.schedule;
   const [folder, setFolder] = useState(schedule?.folder ?? '');
@@ -248,8 +251,8 @@ function BackupScheduleCard() {
           <p role="status" data-testid="backup-schedule">
             A backup file{' '}
             {EVERY_HOURS.find((choice) => choice.hours === schedule.everyHours)?.label ?? `every ${schedule.everyHours} hours`} into{' '}
-            <code>{schedule.folder}</code>, the newest {schedule.keep} kept. Last written {dateTime(schedule.lastAt)}; next{' '}
-            {dateTime(schedule.nextAt)}.
+            <code>{schedule.folder}</code>, the newest {schedule.keep} kept. Last written {dateTime(schedule.lastAt, timeZone)}; next{' '}
+            {dateTime(schedule.nextAt, timeZone)}.
           </p>
           {schedule.lastError !== null && (
             <p role="alert">

@@ -56,3 +56,14 @@ export const useTimeZone = (): string => useDashboard((s) => s.settings?.timeZon
  * False until the overview is read.
  */
 export const useBaseOff = (): boolean => useDashboard((s) => s.dashboard !== null && s.dashboard.treasury.baseNetwork === null);
+
+/**
+ * An agent by the name its owner gave it, live or archived, as every page names it; its id where the
+ * dashboard lists it nowhere (not read yet, or gone).
+ */
+export const useAgentName = (agentId: string): string =>
+  useDashboard(
+    (s) =>
+      (s.dashboard?.agents.find((a) => a.agentId === agentId) ?? s.dashboard?.archivedAgents.find((a) => a.agentId === agentId))
+        ?.displayName ?? agentId,
+  );

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { ActivityPage } from '../../../../../renderer/src/pages/ActivityPage.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
+import { dateTime, shortTime } from '../../../../../renderer/src/lib/time.js';
 import type { Activity, Refusal } from '../../../../../server/wire/answers/payments.js';
 
 const AT = '2026-11-27T09:16:19.770Z';
@@ -37,7 +38,7 @@ const denied: Activity = {
 
 /** The Activity page reads the dashboard's answer alone: the rest of it is left out here. */
 function showing(recentActivity: Activity[], recentRefusals: Refusal[]) {
-  useDashboard.setState({ dashboard: { agents: [], recentActivity, recentRefusals } as never });
+  useDashboard.setState({ dashboard: { agents: [], archivedAgents: [], recentActivity, recentRefusals } as never });
   render(<ActivityPage />);
 }
 
@@ -52,6 +53,15 @@ describe('the Activity page', () => {
     const row = screen.getByTestId('activity-row');
     expect(within(row).getByText('Denied').getAttribute('title')).toBe('denied by the owner');
     expect(row.textContent).toContain('Base USDC');
+  });
+
+  it("says when in the owner's time zone, as the agent page does, not the browser's", () => {
+    useDashboard.setState({ settings: { timeZone: 'Pacific/Kiritimati', timeZoneFrom: 'owner', preferredRail: null } });
+    showing([denied], []);
+    const when = within(screen.getByTestId('activity-row')).getAllByRole('cell')[0]!;
+    expect(when.getAttribute('title')).toBe(dateTime(AT, 'Pacific/Kiritimati'));
+    expect(when.textContent).toBe(shortTime(AT, new Date(), 'Pacific/Kiritimati'));
+    useDashboard.setState({ settings: null });
   });
 
   it('each refusal says the rail it was asked on; one kept before Coffer kept rails says none', () => {
