@@ -3,6 +3,7 @@
  * whatever became of it, newest first. With the deposits (treasury.ts) and the payments, what the
  * treasury's balance on each rail is made of.
  */
+import { CofferError } from '../../wire/errors.js';
 import { requireOwner, type Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
@@ -37,6 +38,6 @@ const fundsMoveView = (move: AllocationRecord): FundsMove => ({
 
 /** Only a payment waits for the owner's yes (the ledger's CHECK): an allocation said to be held is a fault, never relabelled. */
 function notHeld(move: AllocationRecord): FundsMove['status'] {
-  if (move.status === 'held') throw new Error(`${move.kind} ${move.id} is recorded as held`);
+  if (move.status === 'held') throw new CofferError('internal', `${move.kind} ${move.id} is recorded as held`);
   return move.status;
 }

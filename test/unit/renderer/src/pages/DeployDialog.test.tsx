@@ -11,6 +11,16 @@ afterEach(() => {
   useDashboard.setState({ client: null, dashboard: null });
 });
 
+/** The server deploys `agentId` with no funds asked, the Base rail off. */
+const deploysUnfunded = (agentId: string) => {
+  const deploy = vi.fn(async () => ({
+    agent: { agentId, displayName: agentId, walletAddress: 'W', wallets: { sol: 'W', base: '0xB' } },
+    apiKey: 'cof_agt_x',
+    mcpConfig: { command: 'coffer', args: ['mcp'] },
+  }));
+  useDashboard.setState({ client: { deploy } as never, refresh: async () => {}, dashboard: { treasury: { baseNetwork: null } } as never });
+};
+
 const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
 
 describe('deploying an agent from the dashboard', () => {
@@ -109,16 +119,7 @@ describe('deploying an agent from the dashboard', () => {
   });
 
   it('deployed without funds, says where to allocate them', async () => {
-    const deploy = vi.fn(async () => ({
-      agent: { agentId: 'dry', displayName: 'dry', walletAddress: 'W', wallets: { sol: 'W', base: '0xB' } },
-      apiKey: 'cof_agt_x',
-      mcpConfig: { command: 'coffer', args: ['mcp'] },
-    }));
-    useDashboard.setState({
-      client: { deploy } as never,
-      refresh: async () => {},
-      dashboard: { treasury: { baseNetwork: null } } as never,
-    });
+    deploysUnfunded('dry');
     render(<DeployDialog open onClose={() => {}} />);
     fireEvent.change(field('Agent id'), { target: { value: 'dry' } });
     fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
@@ -126,16 +127,7 @@ describe('deploying an agent from the dashboard', () => {
   });
 
   it("Open its page, the key not copied, asks first; closed without the key, it opens the agent's page", async () => {
-    const deploy = vi.fn(async () => ({
-      agent: { agentId: 'solo', displayName: 'solo', walletAddress: 'W', wallets: { sol: 'W', base: '0xB' } },
-      apiKey: 'cof_agt_x',
-      mcpConfig: { command: 'coffer', args: ['mcp'] },
-    }));
-    useDashboard.setState({
-      client: { deploy } as never,
-      refresh: async () => {},
-      dashboard: { treasury: { baseNetwork: null } } as never,
-    });
+    deploysUnfunded('solo');
     window.location.hash = '';
     const onClose = vi.fn();
     render(<DeployDialog open onClose={onClose} />);
