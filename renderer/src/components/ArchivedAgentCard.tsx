@@ -24,7 +24,7 @@ export function ArchivedAgentCard({ archived, history }: { archived: ArchivedAge
       <ArchivedFunds agentId={archived.agentId} rail="sol" balance={archived.balance} />
       <ArchivedFunds agentId={archived.agentId} rail="base" balance={archived.balances.base} />
       {/* The returns its archive made, with the rest: what an owner reconciles. */}
-      <FundsMovesTable agentId={archived.agentId} refreshKey={JSON.stringify([archived.balance, archived.balances])} />
+      <FundsMovesTable agentId={archived.agentId} />
       <SpendHistoryTable history={history} />
     </section>
   );

@@ -14,11 +14,13 @@ const SHOWN = 10;
 const capitalized = (words: string): string => words.charAt(0).toUpperCase() + words.slice(1);
 
 /**
- * What moved between the treasury and this agent, newest first, each on its rail: read again when
- * `refreshKey` changes (its balances, which every move changes).
+ * What moved between the treasury and this agent, newest first, each on its rail: read again at every
+ * refresh of the dashboard (each move's settlement is an event that refreshes it), so a move that
+ * fails, its balances unchanged, says so too.
  */
-export function FundsMovesTable({ agentId, refreshKey }: { agentId: string; refreshKey: string }) {
+export function FundsMovesTable({ agentId }: { agentId: string }) {
   const client = useDashboard((s) => s.client);
+  const reads = useDashboard((s) => s.reads);
   const timeZone = useTimeZone();
   const [moves, setMoves] = useState<FundsMove[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -38,7 +40,7 @@ export function FundsMovesTable({ agentId, refreshKey }: { agentId: string; refr
     return () => {
       current = false;
     };
-  }, [client, agentId, refreshKey]);
+  }, [client, agentId, reads]);
   return (
     <div className="amount-form" data-testid="funds-moves">
       <span className="label-like">Moved to and from the treasury</span>

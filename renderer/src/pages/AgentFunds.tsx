@@ -14,7 +14,7 @@ export function AgentFunds({ agent }: { agent: DashboardAgent }) {
     <section className="card" aria-labelledby="funds-title">
       <h3 id="funds-title">Funds</h3>
       <TreasuryTransferForms agent={agent} />
-      <FundsMovesTable agentId={agent.agentId} refreshKey={JSON.stringify([agent.balance, agent.balances])} />
+      <FundsMovesTable agentId={agent.agentId} />
       <RenameForm agentId={agent.agentId} current={agent.displayName} />
       <div className="amount-form">
         <span className="label-like">API key</span>

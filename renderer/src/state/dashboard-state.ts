@@ -25,6 +25,11 @@ export interface DashboardState {
   settingsChanged(settings: Settings): void;
   /** A refresh that failed (the server's message); cleared by the next one that works. */
   refreshError: string | null;
+  /**
+   * How many refreshes have landed. A part that reads an answer of its own (an agent's moves) reads it
+   * again at each, as the rest is read: a pending move that fails changes no figure the refresh reads.
+   */
+  reads: number;
   connection: Connection;
   /** Warnings from the event stream, newest first (see Warning). */
   warnings: Warning[];

@@ -64,6 +64,7 @@ export async function refreshFromServer(set: SetState, get: GetState): Promise<v
       pendingApprovals: same(state.pendingApprovals, approvals) ? state.pendingApprovals : approvals,
       settings: ticket <= settingsSetAfter || same(state.settings, settings) ? state.settings : settings,
       refreshError: null,
+      reads: state.reads + 1,
       // A server stopping answers the requests it already holds: an answer to one sent before the
       // connection was lost does not say it is back (a refresh sent since, or the stream reopening, does).
       connection: losses === lossesBefore ? 'live' : state.connection,

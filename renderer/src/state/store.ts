@@ -25,6 +25,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
   pendingApprovals: [],
   settings: null,
   refreshError: null,
+  reads: 0,
   connection: 'live',
   warnings: [],
 

@@ -42,7 +42,7 @@ const client = {
 /** The dashboard read again: the agent's balance as the server has it now. */
 let balanceNow = '5.00';
 const refresh = vi.fn(async () => {
-  useDashboard.setState({ dashboard: dashboardWith(balanceNow) });
+  useDashboard.setState((s) => ({ dashboard: dashboardWith(balanceNow), reads: s.reads + 1 }));
 });
 
 beforeAll(withModalDialogs);
@@ -132,6 +132,17 @@ describe('what moved between the treasury and the agent', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Allocate' }));
     await waitFor(() => expect(screen.getAllByTestId('funds-move')).toHaveLength(1));
     expect(client.allocations).toHaveBeenCalledTimes(2);
+  });
+
+  it('a pending move that fails, nothing moved, says so at the next refresh though no balance changed', async () => {
+    client.allocations.mockResolvedValue({ allocations: [move('m1', { status: 'pending', txSignature: null, settledAt: null })] });
+    render(<AgentPage agentId="alpha" />);
+    await waitFor(() => expect(screen.getByTestId('funds-move').textContent).toContain('Pending on chain'));
+    client.allocations.mockResolvedValue({
+      allocations: [move('m1', { status: 'failed', errorCode: 'transaction_dropped', txSignature: null })],
+    });
+    await act(() => useDashboard.getState().refresh());
+    await waitFor(() => expect(screen.getByTestId('funds-move').textContent).toContain('Failed (transaction_dropped): nothing moved'));
   });
 });
 
