@@ -105,7 +105,9 @@ export function createCofferClient(transport: Transport) {
         query: { agentId: query.agentId, limit: query.limit === undefined ? undefined : String(query.limit) },
       }),
     faucet: (body: Body<typeof faucetBodySchema>) => call<FaucetResult>('POST', '/v1/treasury/faucet', { body }),
-    deploy: (body: Body<typeof deployBodySchema>) => mayWait<Deployed>('/v1/agents/deploy', body),
+    /** The owner's deploy under an Idempotency-Key is finished when asked again (its funds moved once, a new key). */
+    deploy: (body: Body<typeof deployBodySchema>, idempotencyKey?: string) =>
+      mayWait<Deployed>('/v1/agents/deploy', body, idempotency(idempotencyKey)),
     killAll: () => call<KilledAll>('POST', '/v1/kill-all'),
     resumeAll: () => call<ResumedAll>('POST', '/v1/resume-all'),
 

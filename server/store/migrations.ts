@@ -12,6 +12,7 @@ import { addRevokedApiKeys } from './migrations/0010-revoked-api-keys.js';
 import { allowBatchedX402Settlements } from './migrations/0011-batched-x402-settlements.js';
 import { recordDepositsByTransfer } from './migrations/0012-deposits-by-transfer.js';
 import { indexHeldPayments } from './migrations/0013-held-payments.js';
+import { addDeployKeys } from './migrations/0014-deploy-keys.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -47,6 +48,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'batched x402 settlements', up: allowBatchedX402Settlements },
   { version: 12, name: 'deposits by transfer', up: recordDepositsByTransfer },
   { version: 13, name: 'held payments', up: indexHeldPayments },
+  { version: 14, name: 'deploy keys', up: addDeployKeys },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -98,12 +98,39 @@ describe('agents API', () => {
         body: { agentId, dailyBudget: '99.00', maxPerPayment: '9.00' },
       });
       expectError(second, 409, 'agent_exists');
+      // What to do where the first deploy's answer was lost, in words that name the agent.
+      expect(second.body.error).toContain(`coffer key ${agentId} hands out a new key and coffer allocate ${agentId} AMOUNT funds it`);
 
       const policy = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/policy`));
       expect(policy.body.policy.dailyBudget).toBe('20.00');
       const balance = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/balance`), { key: first.apiKey });
       expect(balance.status).toBe(200);
       expect(balance.body.walletAddress).toBe(first.walletAddress);
+    });
+
+    it('two deploys under one Idempotency-Key at once: one agent, its funds moved once, the last key answered the one that works', async () => {
+      const agentId = freshId('twice');
+      const before = await treasuryMicro(t);
+      const body = { agentId, dailyBudget: '5.00', maxPerPayment: '1.00', fund: '2.5' };
+      const deploy = () => t.api('POST', t.withOwner('/v1/agents/deploy'), { body, headers: { 'idempotency-key': `both-${agentId}` } });
+      const answers = await Promise.all([deploy(), deploy()]);
+      expect(answers.map((a) => [a.status, a.body.funding?.status])).toEqual([
+        [200, 'funded'],
+        [200, 'funded'],
+      ]);
+      expect(answers[0]!.body.funding.allocation.allocationId).toBe(answers[1]!.body.funding.allocation.allocationId);
+      expect(before - (await treasuryMicro(t))).toBe(micro('2.5'));
+      const working = await Promise.all(
+        answers.map(async (a) => (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/balance`), { key: a.body.apiKey })).status),
+      );
+      expect(working.filter((status) => status === 200)).toHaveLength(1);
+      expect(working.filter((status) => status === 401)).toHaveLength(1);
+      // Under another key, or none, the id is taken.
+      expectError(
+        await t.api('POST', t.withOwner('/v1/agents/deploy'), { body, headers: { 'idempotency-key': 'another' } }),
+        409,
+        'agent_exists',
+      );
     });
 
     it("answers 409 agent_exists for an archived agent's id, saying it is archived", async () => {

@@ -2,9 +2,10 @@ import { openConnection } from '../../server/store/sqlite-driver.js';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deployAgent, micro, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, manualClock, micro, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
 import { pay } from '../helpers/pay.js';
 import { acrossRestart } from '../helpers/restart.js';
+import { expectError } from '../helpers/expect-error.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 
 describe('SIGKILL in the middle of a payment burst', () => {
@@ -258,5 +259,72 @@ describe('a crash between the chain and the ledger', () => {
         expect(treasuryExplained(t).ledger).toBe(micro('997'));
       },
     );
+  });
+});
+
+describe('a deploy with funds whose answer was lost', () => {
+  const deploy = (t: TestCoffer, body: Record<string, unknown>, key?: string) =>
+    t.api('POST', t.withOwner('/v1/agents/deploy'), { body, headers: key === undefined ? {} : { 'idempotency-key': key } });
+  const asked = { agentId: 'lost-answer', dailyBudget: '5', maxPerPayment: '1', fund: '1.5', fundRail: 'base' };
+
+  it('is retried under its Idempotency-Key: the agent funded once, a key that works, the first one dead', async () => {
+    await acrossRestart(
+      async (t) => {
+        // The process dies after the agent is written, before its allocation is: the Base rail's
+        // transfer is never signed, and whatever the first attempt answered never reached the caller.
+        const base = t.coffer.engine.ctx.base!;
+        const prepare = base.prepareTransfer;
+        base.prepareTransfer = () => Promise.reject(new Error('killed while the allocation was being signed'));
+        const first = await deploy(t, asked, 'deploy-once');
+        base.prepareTransfer = prepare;
+        expect(first.status).toBe(200);
+        return {
+          firstKey: first.body.apiKey as string,
+          treasuryBase: (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.balances.base,
+        };
+      },
+      async (t, { firstKey, treasuryBase }) => {
+        expectError(await deploy(t, asked), 409, 'agent_exists');
+        expectError(await deploy(t, { ...asked, fund: '2' }, 'deploy-once'), 409, 'idempotency_key_reused');
+        const retried = await deploy(t, asked, 'deploy-once');
+        expect(retried.status).toBe(200);
+        expect(retried.body.funding.status).toBe('funded');
+        expect(retried.body.apiKey).not.toBe(firstKey);
+        const again = await deploy(t, asked, 'deploy-once');
+        expect(again.body.funding.allocation.allocationId).toBe(retried.body.funding.allocation.allocationId);
+        const balance = (key: string) => t.api('GET', t.withOwner('/v1/agents/lost-answer/balance'), { key });
+        expect((await balance(firstKey)).status).toBe(401);
+        expect((await balance(retried.body.apiKey)).status).toBe(401);
+        expect((await balance(again.body.apiKey)).body.balances).toEqual({ sol: '0.00', base: '1.50' });
+        const moves = (await t.api('GET', t.withOwner('/v1/treasury/allocations?agentId=lost-answer'))).body.allocations;
+        expect(moves.map((m: { amount: string; rail: string; status: string }) => [m.amount, m.rail, m.status])).toEqual([
+          ['1.50', 'base', 'confirmed'],
+        ]);
+        const treasuryNow = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.balances.base;
+        expect(micro(treasuryBase) - micro(treasuryNow)).toBe(micro('1.5'));
+      },
+    );
+  });
+});
+
+describe('a deploy asked again under its Idempotency-Key more than a day later', () => {
+  it('is refused as a second deploy of the id: the key in use is never revoked by an old replay', async () => {
+    const clock = manualClock();
+    const t = await startCoffer({ clock });
+    try {
+      const body = { agentId: 'long-ago', dailyBudget: '5', maxPerPayment: '1' };
+      const deploy = () => t.api('POST', t.withOwner('/v1/agents/deploy'), { body, headers: { 'idempotency-key': 'once-a-day' } });
+      const first = await deploy();
+      expect(first.status).toBe(200);
+      clock.advance(24 * 60 * 60 * 1000 - 1_000);
+      const withinTheDay = await deploy();
+      expect(withinTheDay.status).toBe(200);
+      clock.advance(2_000);
+      expectError(await deploy(), 409, 'agent_exists');
+      const balance = await t.api('GET', t.withOwner('/v1/agents/long-ago/balance'), { key: withinTheDay.body.apiKey });
+      expect(balance.status).toBe(200);
+    } finally {
+      await t.stop();
+    }
   });
 });

@@ -54,6 +54,8 @@ function toSchema2(db: SqliteDatabase): void {
     db.exec('ALTER TABLE refusals DROP COLUMN rail');
     // Schema 10's revoked API keys.
     db.exec('DROP TABLE revoked_api_keys');
+    // Schema 14's Idempotency-Key of each agent's deploy.
+    db.exec('ALTER TABLE agents DROP COLUMN deploy_key; ALTER TABLE agents DROP COLUMN deploy_request_hash');
     db.exec('DELETE FROM schema_migrations WHERE version >= 3');
   })();
   db.pragma('foreign_keys = ON');

@@ -28,7 +28,7 @@ import {
 } from './link-sessions.js';
 
 export const agentsApp = (ctx: EngineContext) => ({
-  deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),
+  deployAgent: (p: Principal, body: DeployBody, idempotencyKey: string | null = null) => deployAgent(ctx, p, body, { idempotencyKey }),
   listAgents: (p: Principal) => listAgents(ctx, p),
   agentsAtRest: (p: Principal) => agentsAtRest(ctx, p),
   balance: (p: Principal, agentId: string) => agentBalance(ctx, p, agentId),

@@ -1,39 +1,51 @@
-import { CofferError, isCofferError } from '../../wire/errors.js';
-import { allocate, treasuryFree, treasuryReading } from '../treasury/allocations.js';
+import { CofferError } from '../../wire/errors.js';
+import { treasuryFree, treasuryReading } from '../treasury/allocations.js';
 import { actorOf, requireFreshSignIn, type Principal } from '../auth.js';
 import { audit, type EngineContext } from '../context.js';
 import { requestApproval } from '../approvals/requests.js';
 import { getAgentOrThrow, refuseTakenAgentId } from '../agent-lookup.js';
-import { done, ownerResult, type Outcome } from '../outcome.js';
+import { done, type Outcome } from '../outcome.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
 import { assertAskWithinMax } from '../../wire/policy/asks.js';
 import { assertKnownServices } from '../policy/rules.js';
 import { newPolicy } from '../../wire/policy/policy.js';
-import type { AgentRecord } from '../ports/store.js';
+import type { AgentRecord, DeployKey } from '../ports/store.js';
 import type { DeployBody } from '../../wire/schemas.js';
-import { agentView } from '../views.js';
 import { policyView } from '../../wire/views.js';
 import { policyClock, isKnownService, assertPayableScopes } from '../policy/update.js';
 import { nearServiceIds } from '../registry/registry.js';
-import { issueAgentKey, mcpConfigFor } from './keys.js';
-import type { DeployFunding, Deployed } from '../../wire/answers/agents.js';
+import { issueAgentKey } from './keys.js';
+import type { Deployed } from '../../wire/answers/agents.js';
 import { fileBaseWallets } from '../rails.js';
 import { railName } from '../../wire/rail-words.js';
-import type { Rail } from '../../wire/rails.js';
+import { deployedAnswer, type DeployFund } from './deployed-answer.js';
+import { deployKeyOf, earlierDeploy, finishDeploy, fundingKeyOf } from './deploy-retry.js';
 
 /**
  * Deploys an agent: a wallet, a policy, an API key. An agent asking for another agent loosens what can
  * be spent, so its request waits for the owner's approval (then the key is collected with the
- * approval, see readApproval); `issueKey: false` deploys without a key for that path.
+ * approval, see readApproval); `issueKey: false` deploys without a key for that path. The owner's
+ * deploy under an `idempotencyKey` is finished, not refused, when asked again (deploy-retry.ts).
  */
 export async function deployAgent(
   ctx: EngineContext,
   principal: Principal,
   body: DeployBody,
-  options: { issueKey?: boolean } = {},
+  options: { issueKey?: boolean; idempotencyKey?: string | null } = {},
 ): Promise<Outcome<Deployed>> {
   const { owner } = principal;
-  refuseTakenAgentId(ctx, owner, body.agentId);
+  const issueKey = options.issueKey !== false;
+  const deployKey =
+    principal.kind === 'owner' && issueKey && options.idempotencyKey != null ? deployKeyOf(options.idempotencyKey, body) : null;
+  // Before anything else is judged: a retry answers what its first attempt was asked, whatever changed since.
+  const earlier = deployKey === null ? null : earlierDeploy(ctx, owner, body.agentId, deployKey);
+  const lostAnswer = principal.kind === 'owner' && issueKey ? lostAnswerWords(body.agentId) : undefined;
+  if (earlier === null) refuseTakenAgentId(ctx, owner, body.agentId, lostAnswer);
+  const fund = fundAsked(body, deployKey);
+  if (earlier !== null) {
+    requireFreshSignIn(principal, ctx.clock.now());
+    return done(await finishDeploy(ctx, principal, earlier, fund));
+  }
   const policy = newPolicy(body, policyClock(ctx));
   assertKnownServices(
     policy.allowedServices,
@@ -42,25 +54,20 @@ export async function deployAgent(
   );
   assertPayableScopes(ctx, policy.budgets);
   assertAskWithinMax(policy);
-  if (body.fund === undefined && body.fundRail !== undefined) {
-    throw new CofferError('invalid_request', 'fundRail: it says which rail `fund` moves on; send `fund` too, or leave fundRail out');
-  }
   if (principal.kind === 'agent') {
     getAgentOrThrow(ctx, owner, principal.agentId);
     return requestApproval(ctx, principal, 'deploy', body.agentId, { ...body });
   }
 
   // The caller gets the new agent's key: lasting access, so a dashboard session must be fresh.
-  if (options.issueKey !== false) requireFreshSignIn(principal, ctx.clock.now());
+  if (issueKey) requireFreshSignIn(principal, ctx.clock.now());
   // Funds asked for in the same step must be there, on their rail, before anything is created.
-  const fund = body.fund === undefined ? null : parseAmount(body.fund, 'fund');
-  const fundRail = body.fundRail ?? 'sol';
   if (fund !== null) {
-    const available = treasuryFree(ctx, owner, fundRail, await treasuryReading(ctx, owner, fundRail));
-    if (available < fund) {
+    const available = treasuryFree(ctx, owner, fund.rail, await treasuryReading(ctx, owner, fund.rail));
+    if (available < fund.amount) {
       throw new CofferError(
         'insufficient_treasury_funds',
-        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(fundRail)}, less than the ${formatUsdc(fund)} to fund the new agent with; nothing was created`,
+        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(fund.rail)}, less than the ${formatUsdc(fund.amount)} to fund the new agent with; nothing was created`,
       );
     }
   }
@@ -80,9 +87,11 @@ export async function deployAgent(
     archivedAt: null,
   };
   const apiKey = ctx.store.transaction(() => {
-    refuseTakenAgentId(ctx, owner, body.agentId);
-    ctx.store.insertAgent(agent, policy);
-    const key = options.issueKey === false ? null : issueAgentKey(ctx, owner, agent.agentId);
+    // Another request under the same key wrote it while this one made its wallet: that deploy is finished below.
+    if (deployKey !== null && earlierDeploy(ctx, owner, body.agentId, deployKey) !== null) return undefined;
+    refuseTakenAgentId(ctx, owner, body.agentId, lostAnswer);
+    ctx.store.insertAgent(agent, policy, deployKey);
+    const key = issueKey ? issueAgentKey(ctx, owner, agent.agentId) : null;
     audit(ctx, {
       actor: actorOf(principal),
       owner,
@@ -92,32 +101,20 @@ export async function deployAgent(
     });
     return key;
   });
+  if (apiKey === undefined) return done(await finishDeploy(ctx, principal, ctx.store.getAgent(owner, body.agentId)!, fund));
   ctx.events.emit({ type: 'agent', owner, agentId: agent.agentId, status: 'deployed' });
-
-  return done({
-    agent: agentView(agent, ctx.store.railWallets('base', [walletAddress]).get(walletAddress) ?? null),
-    ...(apiKey === null ? {} : { apiKey }),
-    policy: policyView(policy),
-    mcpConfig: mcpConfigFor(ctx, owner, agent.agentId, apiKey),
-    ...(fund === null ? {} : { funding: await fundNewAgent(ctx, principal, agent.agentId, fund, fundRail) }),
-  });
+  return done(await deployedAnswer(ctx, principal, agent, apiKey, policy, fund));
 }
 
-/**
- * The allocation asked for with a deploy. The agent (and its key, shown once) exists whatever happens
- * here, so a failure is answered beside it, never instead of it.
- */
-async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: string, amount: bigint, rail: Rail): Promise<DeployFunding> {
-  try {
-    // Only the owner deploys with funds at once (an agent's deploy is funded when the owner approves it).
-    const allocation = ownerResult(await allocate(ctx, principal, agentId, formatUsdc(amount), null, rail));
-    return { status: 'funded' as const, allocation };
-  } catch (error) {
-    const code = isCofferError(error) ? error.code : 'internal';
-    return {
-      status: 'failed' as const,
-      code,
-      error: isCofferError(error) ? error.message : 'the allocation failed; fund the agent from its page',
-    };
+/** Said to the owner where a deploy's id is taken: a deploy whose answer was lost is finished by other means. */
+const lostAnswerWords = (agentId: string) =>
+  `if its deploy was never answered, coffer key ${agentId} hands out a new key and coffer allocate ${agentId} AMOUNT funds it (a deploy sent with an Idempotency-Key is finished by sending it again)`;
+
+/** The funds a deploy asks to move to the new agent, on their rail, under the deploy's key. */
+function fundAsked(body: DeployBody, deployKey: DeployKey | null): DeployFund | null {
+  if (body.fund === undefined && body.fundRail !== undefined) {
+    throw new CofferError('invalid_request', 'fundRail: it says which rail `fund` moves on; send `fund` too, or leave fundRail out');
   }
+  if (body.fund === undefined) return null;
+  return { amount: parseAmount(body.fund, 'fund'), rail: body.fundRail ?? 'sol', key: fundingKeyOf(deployKey) };
 }

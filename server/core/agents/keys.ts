@@ -24,12 +24,26 @@ export const mcpConfigFor = (ctx: EngineContext, owner: string, agentId: string,
 export function replaceAgentKey(ctx: EngineContext, principal: Principal, agentId: string): ReplacedKey {
   requireOwner(principal);
   requireFreshSignIn(principal, ctx.clock.now());
-  const apiKey = ctx.store.transaction(() => {
+  const apiKey = reissueAgentKey(ctx, principal, agentId);
+  return { agentId, apiKey, mcpConfig: mcpConfigFor(ctx, principal.owner, agentId, apiKey) };
+}
+
+/**
+ * The owner's new key for an agent in use, every key it had revoked in the same commit (`why`, for the
+ * audit, where it is not the owner asking for it by name). The caller checked who asks.
+ */
+export function reissueAgentKey(ctx: EngineContext, principal: Principal, agentId: string, why?: string): string {
+  return ctx.store.transaction(() => {
     refuse(archivedRefusal(getAgentOrThrow(ctx, principal.owner, agentId)));
     ctx.store.revokeApiKeys({ kind: 'agent', owner: principal.owner, agentId }, { reason: 'replaced', at: ctx.clock.now() });
     const key = issueAgentKey(ctx, principal.owner, agentId);
-    audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId, action: 'agent.key_replaced' });
+    audit(ctx, {
+      actor: actorOf(principal),
+      owner: principal.owner,
+      agentId,
+      action: 'agent.key_replaced',
+      ...(why === undefined ? {} : { detail: { why } }),
+    });
     return key;
   });
-  return { agentId, apiKey, mcpConfig: mcpConfigFor(ctx, principal.owner, agentId, apiKey) };
 }

@@ -21,7 +21,7 @@ import type { SpendStore } from './store/spend.js';
 import type { TaskStore } from './store/tasks.js';
 import type { TransferStore } from './store/transfers.js';
 
-export type { AgentRecord, AgentStatus, AgentStore } from './store/agents.js';
+export type { AgentRecord, AgentStatus, AgentStore, DeployKey } from './store/agents.js';
 export type { ApiKeyStore, KeyRevocation, KeyScope, RevokedKey } from './store/api-keys.js';
 export type { ApprovalKind, ApprovalRecord, ApprovalStatus, ApprovalStore, EndedApproval } from './store/approvals.js';
 export type { AuditEntry, AuditStore } from './store/audit.js';

@@ -19,7 +19,9 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
 
   router.post('/agents/deploy', async (req, res) => {
     const p = principal(req);
-    respondWithOutcome(res, await engine.deployAgent(p, parseWith(deployBodySchema, req.body)));
+    const body = parseWith(deployBodySchema, req.body);
+    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
+    respondWithOutcome(res, await engine.deployAgent(p, body, idempotencyKey ?? null));
   });
   router.get('/agents', async (req, res) => {
     await sendJsonInSlices(res, await engine.listAgents(principal(req)));

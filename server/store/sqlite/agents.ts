@@ -36,7 +36,10 @@ const toPolicy = (row: Row): Policy => ({
 export function createAgentStore(db: SqliteDatabase): AgentStore {
   const stmts = {
     insertAgent: db.prepare(
-      'INSERT INTO agents (owner, agent_id, wallet_address, display_name, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO agents (owner, agent_id, wallet_address, display_name, status, created_at, deploy_key, deploy_request_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    deployKeyOf: db.prepare(
+      'SELECT deploy_key, deploy_request_hash FROM agents WHERE owner = ? AND agent_id = ? AND deploy_key IS NOT NULL',
     ),
     getAgent: db.prepare('SELECT * FROM agents WHERE owner = ? AND agent_id = ?'),
     listAgents: db.prepare('SELECT * FROM agents WHERE owner = ? AND archived_at IS NULL ORDER BY created_at, agent_id'),
@@ -103,10 +106,21 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
     budgetSpend.syncScopes(owner, agentId, policy.budgets, at);
   };
   return {
-    insertAgent: (agent, policy) => {
-      stmts.insertAgent.run(agent.owner, agent.agentId, agent.walletAddress, agent.displayName, agent.status, agent.createdAt);
+    insertAgent: (agent, policy, deployedUnder = null) => {
+      stmts.insertAgent.run(
+        agent.owner,
+        agent.agentId,
+        agent.walletAddress,
+        agent.displayName,
+        agent.status,
+        agent.createdAt,
+        deployedUnder?.key ?? null,
+        deployedUnder?.requestHash ?? null,
+      );
       savePolicy(agent.owner, agent.agentId, policy, agent.createdAt);
     },
+    deployKeyOf: (owner, agentId) =>
+      oneRow(stmts.deployKeyOf, (row) => ({ key: text(row.deploy_key), requestHash: text(row.deploy_request_hash) }), owner, agentId),
     getAgent: (owner, agentId) => oneRow(stmts.getAgent, toAgent, owner, agentId),
     listAgents: (owner) => allRows(stmts.listAgents, toAgent, owner),
     listArchivedAgents: (owner) => allRows(stmts.listArchivedAgents, toAgent, owner),

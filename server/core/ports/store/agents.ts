@@ -20,8 +20,17 @@ export interface AgentRecord {
   archivedAt: number | null;
 }
 
+/** The Idempotency-Key an agent was deployed under, and the digest of what that deploy asked. */
+export interface DeployKey {
+  key: string;
+  requestHash: string;
+}
+
 export interface AgentStore {
-  insertAgent(agent: AgentRecord, policy: Policy): void;
+  /** `deployedUnder`: the Idempotency-Key of the deploy that makes it, where it had one. */
+  insertAgent(agent: AgentRecord, policy: Policy, deployedUnder?: DeployKey | null): void;
+  /** The key an agent was deployed under; null where its deploy had none (or there is no such agent). */
+  deployKeyOf(owner: string, agentId: string): DeployKey | null;
   getAgent(owner: string, agentId: string): AgentRecord | null;
   /** The owner's agents in use (archived ones are left out). */
   listAgents(owner: string): AgentRecord[];

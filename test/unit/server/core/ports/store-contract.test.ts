@@ -563,6 +563,23 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.getTransfer('p5')).not.toBeNull();
   });
 
+  it('agents: the Idempotency-Key each was deployed under, none for one deployed without', () => {
+    const store = fresh(make);
+    store.insertAgent(agent('k', 'wallet-k'), POLICY, { key: 'deploy-1', requestHash: 'h1' });
+    expect(store.deployKeyOf(OWNER, 'k')).toEqual({ key: 'deploy-1', requestHash: 'h1' });
+    expect(store.deployKeyOf(OWNER, 'a')).toBeNull();
+    expect(store.deployKeyOf(OWNER, 'nobody')).toBeNull();
+    expect(store.deployKeyOf('other-owner', 'k')).toBeNull();
+    // Written in the commit that writes the agent: none where that commit is undone.
+    expect(() =>
+      store.transaction(() => {
+        store.insertAgent(agent('u', 'wallet-u'), POLICY, { key: 'deploy-2', requestHash: 'h2' });
+        throw new Error('stop');
+      }),
+    ).toThrow('stop');
+    expect(store.deployKeyOf(OWNER, 'u')).toBeNull();
+  });
+
   it('agents: one per id and wallet, listed in order, archived apart, and a watch sees money on its way in', () => {
     const store = fresh(make);
     expect(() => store.insertAgent(agent('a', 'w-new'), POLICY)).toThrow();
