@@ -86,7 +86,7 @@ export function trayState(
 
 /** What the tray says is not backed up, by the engine's one rule (`backedUp`). */
 const notBackedUp = (status: ReturnType<Engine['backupStatus']>) =>
-  status.backedUp ? null : status.recoveryPhrase === 'none' ? ('file' as const) : ('phrase' as const);
+  status.backedUp ? null : status.recoveryPhrase === 'none' || !status.phraseRestores ? ('file' as const) : ('phrase' as const);
 
 export interface TrayEffects {
   open(route: string): void;

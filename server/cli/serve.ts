@@ -51,7 +51,7 @@ export async function serve(
   console.log(baseRailLine(coffer));
   if (coffer.ownerCreated) {
     console.log(
-      'A new treasury. To bring back one you backed up instead: stop Coffer, move this data dir away, and run coffer restore FILE (or coffer restore --phrase)',
+      `A new treasury. To bring back one you backed up instead: stop Coffer, move this data dir away, and run coffer restore FILE${coffer.chain.isSim ? '' : ' (or coffer restore --phrase)'}`,
     );
   }
   console.log(

@@ -22,7 +22,15 @@ describe('the recovery phrase, shown and confirmed', () => {
   const status = async () => (await t.api('GET', t.withOwner('/v1/backup'))).body;
 
   it('is the phrase of this treasury, shown to the owner only, from a fresh sign-in; typed back, the treasury is backed up', async () => {
-    const notConfirmed = { recoveryPhrase: 'not_confirmed', confirmedAt: null, lastFile: null, schedule: null, backedUp: false };
+    // On sim (this Coffer's network) the phrase brings back no test money: it lives in the data dir.
+    const notConfirmed = {
+      recoveryPhrase: 'not_confirmed',
+      confirmedAt: null,
+      lastFile: null,
+      schedule: null,
+      backedUp: false,
+      phraseRestores: false,
+    };
     expect(await status()).toEqual(notConfirmed);
     expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.backup).toEqual(notConfirmed);
 
@@ -77,9 +85,11 @@ describe('the recovery phrase, shown and confirmed', () => {
       confirmedAt: new Date(clock.now()).toISOString(),
       lastFile: null,
       schedule: null,
-      backedUp: true,
+      backedUp: false,
+      phraseRestores: false,
     });
     expect((await status()).recoveryPhrase).toBe('confirmed');
+
     expect((await confirm({ words: [{ position: 1, word: words[0] }] })).body.code).toBe('phrase_not_shown');
 
     // Audited without the phrase; the phrase is in no row of the ledger.
@@ -93,11 +103,23 @@ describe('the recovery phrase, shown and confirmed', () => {
       JSON.stringify(t.coffer.db.prepare('SELECT * FROM meta').all()) +
       JSON.stringify(t.coffer.db.prepare('SELECT * FROM audit_log').all());
     expect(dump.includes(words.slice(0, 4).join(' '))).toBe(false);
+
+    // What brings a sim treasury back is a backup file holding every wallet.
+    const file = await t.api('POST', t.withOwner('/v1/backup/file'), { body: { passphrase: 'a passphrase of some length' } });
+    expect(file.status).toBe(200);
+    expect(await status()).toMatchObject({ recoveryPhrase: 'confirmed', backedUp: true, phraseRestores: false });
   });
 
   it('a treasury made before recovery phrases says so, is offered no phrase, and is backed up by a file holding every wallet it has', async () => {
     t.coffer.db.prepare("DELETE FROM meta WHERE key LIKE 'backup.%'").run();
-    expect(await status()).toEqual({ recoveryPhrase: 'none', confirmedAt: null, lastFile: null, schedule: null, backedUp: false });
+    expect(await status()).toEqual({
+      recoveryPhrase: 'none',
+      confirmedAt: null,
+      lastFile: null,
+      schedule: null,
+      backedUp: false,
+      phraseRestores: false,
+    });
     const none = await reveal();
     expect({ status: none.status, code: none.body.code }).toEqual({ status: 409, code: 'no_recovery_phrase' });
     expect((await t.api('POST', t.withOwner('/v1/backup/phrase'), { body: { show: true } })).body.code).toBe('invalid_request');
@@ -159,10 +181,9 @@ describe('coffer backup phrase', () => {
       // Where the backups stand, as the dashboard's Back up page says it.
       const before = await runCoffer(['backup', '--data-dir', dataDir]);
       expect(before.stdout).toMatch(
-        /^NOT BACKED UP: if this computer is lost, so is every wallet's money\.\n {2}recovery phrase +not written down yet: /m,
+        /^NOT BACKED UP: if this computer is lost, so is every wallet's money\.\n {2}recovery phrase +not written down \(on sim it brings back no test money: a backup file does\)\n/m,
       );
       // Each next command typed as printed asks this Coffer: its --data-dir named.
-      expect(before.stdout).toContain(`not written down yet: ${shellCommand(['backup', 'phrase', '--data-dir', dataDir])}\n`);
       expect(before.stdout).toContain(`none written here: ${shellCommand(['backup', '--out', 'FILE', '--data-dir', dataDir])}\n`);
       expect(before.stdout).toContain(`off: ${shellCommand(['backup', 'schedule', '--folder', 'DIR', '--data-dir', dataDir])}\n`);
       // More words on the line than asked (the whole phrase pasted): none taken, nothing changed.
@@ -185,13 +206,19 @@ describe('coffer backup phrase', () => {
           return `  \n${positions.map((at) => shown[at - 1]!).join(between)}`;
         });
         expect(right.code, right.stdout).toBe(0);
-        expect(right.stdout).toMatch(/Backed up: the phrase restores this treasury/);
+        // On sim (this serve's network), the words say what a phrase brings back there: no test money.
+        expect(right.stdout).toContain(
+          `Written down. On sim, the test money lives in this data dir, which no phrase brings back: back it up with ${shellCommand(['backup', '--out', 'FILE', '--data-dir', dataDir])}\n`,
+        );
       }
       const after = await runCoffer(['backup', '--data-dir', dataDir]);
-      expect(after.stdout).toMatch(/^Backed up\.\n {2}recovery phrase +written down \(checked .+\)$/m);
+      expect(after.stdout).toMatch(
+        /^NOT BACKED UP: .*\n {2}recovery phrase +written down \(checked .+\); on sim it brings back no test money/m,
+      );
       expect(JSON.parse((await runCoffer(['backup', '--data-dir', dataDir, '--json'])).stdout)).toMatchObject({
         recoveryPhrase: 'confirmed',
-        backedUp: true,
+        backedUp: false,
+        phraseRestores: false,
       });
       // Nothing of the phrase reached the server's own output.
       expect([...serve.lines, ...serve.stderr].join('\n').includes(words.slice(0, 3).join(' '))).toBe(false);

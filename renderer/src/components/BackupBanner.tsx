@@ -2,8 +2,8 @@ import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 
 /**
- * Until the treasury is backed up (the server's `backedUp`: the recovery phrase written down, or for
- * a treasury without one a backup file holding every wallet), every page says so.
+ * Until the treasury is backed up (the server's `backedUp`: the recovery phrase written down, or where
+ * no phrase brings it back, before phrases or on sim, a backup file holding every wallet), every page says so.
  */
 export function BackupBanner() {
   const backup = useDashboard((s) => s.dashboard?.backup);
@@ -12,7 +12,7 @@ export function BackupBanner() {
     <div className="banner warning" role="note" data-testid="backup-banner">
       <strong>Not backed up</strong>: if this computer is lost, so is every wallet's money.{' '}
       <a href={hrefFor({ page: 'backup' })}>
-        {backup.recoveryPhrase === 'none' ? 'Make an encrypted backup file' : 'Write down your recovery phrase'}
+        {backup.recoveryPhrase === 'none' || !backup.phraseRestores ? 'Make an encrypted backup file' : 'Write down your recovery phrase'}
       </a>
     </div>
   );

@@ -59,17 +59,25 @@ function RecoveryPhraseCard() {
       )}
       {backup.recoveryPhrase === 'confirmed' && !shown && (
         <p role="status">
-          Backed up{backup.confirmedAt ? ` on ${dateTime(backup.confirmedAt, timeZone)}` : ''}: your recovery phrase restores the treasury
-          and every agent wallet{rails}.
+          {backup.phraseRestores ? 'Backed up' : 'Written down'}
+          {backup.confirmedAt ? ` on ${dateTime(backup.confirmedAt, timeZone)}` : ''}
+          {backup.phraseRestores ? `: your recovery phrase restores the treasury and every agent wallet${rails}.` : '.'}
         </p>
       )}
       {backup.recoveryPhrase !== 'none' && !shown && (
         <>
-          <p>
-            One phrase of 24 words restores the treasury and every agent wallet{rails}: on a new computer, or in a wallet app (
-            {baseOff ? 'Phantom or Solflare' : 'Phantom or Solflare for Solana, MetaMask for Base'}). Write it on paper and keep it where
-            you keep what matters. Anyone who reads it holds all of this money; Coffer never asks for it.
-          </p>
+          {backup.phraseRestores ? (
+            <p>
+              One phrase of 24 words restores the treasury and every agent wallet{rails}: on a new computer, or in a wallet app (
+              {baseOff ? 'Phantom or Solflare' : 'Phantom or Solflare for Solana, MetaMask for Base'}). Write it on paper and keep it where
+              you keep what matters. Anyone who reads it holds all of this money; Coffer never asks for it.
+            </p>
+          ) : (
+            <p data-testid="phrase-on-sim">
+              One phrase of 24 words holds the key of the treasury and every agent wallet{rails}. On sim, their test money lives in this
+              data dir, which no phrase brings back: the backup file below does.
+            </p>
+          )}
           <ErrorNote error={error} />
           <button type="button" className="button" onClick={reveal} disabled={busy}>
             {backup.recoveryPhrase === 'confirmed' ? 'Show the recovery phrase again' : 'Show the recovery phrase'}
@@ -153,12 +161,14 @@ function BackupFileCard() {
         computer or another with <code>coffer restore FILE</code>. Keep it off this computer. Without its passphrase it cannot be opened, by
         you or by anyone, and Coffer cannot recover the passphrase.
       </p>
-      {backup.recoveryPhrase === 'none' && !backup.backedUp && (
+      {(backup.recoveryPhrase === 'none' || !backup.phraseRestores) && !backup.backedUp && (
         <p role="note">
           <strong>Not backed up</strong>:{' '}
-          {lastFile === null
-            ? 'this treasury has no recovery phrase and no backup file yet.'
-            : 'an agent was deployed since the last backup file.'}
+          {lastFile !== null
+            ? 'an agent was deployed since the last backup file.'
+            : backup.recoveryPhrase === 'none'
+              ? 'this treasury has no recovery phrase and no backup file yet.'
+              : 'on sim, only a backup file brings the test money back, and none was written yet.'}
         </p>
       )}
       {lastFile && (

@@ -62,14 +62,17 @@ function heading(status: BackupStatus): string {
   // A wallet whose key the store no longer has is in no file (its own warning line names it).
   if (status.lastFile.walletsWithoutKey.length > 0)
     return 'NOT BACKED UP IN FULL: the last backup file lacks the key of a wallet named below.';
-  return status.recoveryPhrase === 'none'
+  return status.recoveryPhrase === 'none' || !status.phraseRestores
     ? 'NOT BACKED UP IN FULL: a wallet made since the last backup file is in none.'
     : 'NOT BACKED UP IN FULL: the last backup file holds the wallets of its day; the recovery phrase restores every one, once written down.';
 }
 
 /** The recovery phrase's state, and what to do where it is not written down. */
 function phraseWords(status: BackupStatus, writeItDown: string): string {
-  if (status.recoveryPhrase === 'confirmed') return `written down (checked ${localTime(status.confirmedAt ?? '')})`;
+  const onSim = status.phraseRestores ? '' : '; on sim it brings back no test money: a backup file does';
+  if (status.recoveryPhrase === 'confirmed') return `written down (checked ${localTime(status.confirmedAt ?? '')})${onSim}`;
   if (status.recoveryPhrase === 'none') return 'none (a treasury made before recovery phrases): back it up with a file';
-  return `not written down yet: ${writeItDown}`;
+  return status.phraseRestores
+    ? `not written down yet: ${writeItDown}`
+    : 'not written down (on sim it brings back no test money: a backup file does)';
 }

@@ -84,7 +84,11 @@ export async function backupPhrase(
     out.write(`Those words do not match the phrase (phrase_mismatch): nothing changed. Run ${again} again.\n`);
     return 1;
   }
-  out.write('Backed up: the phrase restores this treasury and every agent wallet, here or in Phantom or Solflare.\n');
+  out.write(
+    answer.phraseRestores
+      ? 'Backed up: the phrase restores this treasury and every agent wallet, here or in Phantom or Solflare.\n'
+      : `Written down. On sim, the test money lives in this data dir, which no phrase brings back: back it up with ${ownerCommandLine(['backup', '--out', 'FILE'], args.dataDir)}\n`,
+  );
   return 0;
 }
 

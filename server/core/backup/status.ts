@@ -22,8 +22,9 @@ const positionsMeta = (owner: string) => `backup.confirm_positions:${owner}`;
  * Where the owner stands with backups. The recovery phrase: `none` (a treasury made before phrases:
  * its backup is the encrypted file), `not_confirmed`, or `confirmed`; the last backup file written.
  * `backedUp` is the one rule the tray and the dashboard follow to say "not backed up": the phrase
- * written down, or, for a treasury without one, a backup file holding every wallet it has now. Read
- * from the ledger only: no keychain read on every dashboard refresh.
+ * written down, or, where no phrase brings the treasury back (one made before phrases; sim, whose test
+ * money lives in the data dir and is found on no chain a phrase can search), a backup file holding
+ * every wallet it has now. Read from the ledger only: no keychain read on every dashboard refresh.
  */
 export function backupStatus(ctx: EngineContext, principal: Principal): BackupStatus {
   requireOwner(principal);
@@ -38,13 +39,17 @@ export function statusOf(ctx: ContextWith<MetaStore & AgentStore>, owner: string
       : confirmedAt === null
         ? ('not_confirmed' as const)
         : ('confirmed' as const);
-  const backedUp = recoveryPhrase === 'confirmed' || (recoveryPhrase === 'none' && lastFileHoldsEveryWallet(ctx, owner));
+  const phraseRestores = !ctx.chain.isSim;
+  const backedUp = phraseRestores
+    ? recoveryPhrase === 'confirmed' || (recoveryPhrase === 'none' && lastFileHoldsEveryWallet(ctx, owner))
+    : lastFileHoldsEveryWallet(ctx, owner);
   return {
     recoveryPhrase,
     confirmedAt: confirmedAt === null ? null : iso(Number(confirmedAt)),
     lastFile: lastBackupFile(ctx, owner),
     schedule: scheduleView(ctx, owner),
     backedUp,
+    phraseRestores,
   };
 }
 

@@ -28,6 +28,11 @@ export type BackupStatus = {
   lastFile: BackupFileView | null;
   schedule: BackupScheduleView | null;
   backedUp: boolean;
+  /**
+   * Whether the recovery phrase brings this treasury back (`coffer restore --phrase`, a wallet app):
+   * false on sim, whose test money lives in the data dir, which only a backup file holds.
+   */
+  phraseRestores: boolean;
 };
 
 /** POST and DELETE /v1/backup/schedule: the schedule now (null: none). */

@@ -9,6 +9,7 @@ const status = (over: Partial<BackupStatus>): BackupStatus => ({
   lastFile: null,
   schedule: null,
   backedUp: false,
+  phraseRestores: true,
   ...over,
 });
 const headingOf = (over: Partial<BackupStatus>) => backupStatusText(status(over)).split('\n')[0];
@@ -33,6 +34,19 @@ describe("coffer backup's heading", () => {
     const text = backupStatusText(status({ recoveryPhrase: 'none', lastFile: lacking }));
     expect(text.split('\n')[0]).toBe('NOT BACKED UP IN FULL: the last backup file lacks the key of a wallet named below.');
     expect(text).toContain('warning: wallet 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin has no key in this key store');
+  });
+
+  it('on sim, says the phrase restores no test money and a file is the backup', () => {
+    const written = { recoveryPhrase: 'confirmed' as const, confirmedAt: '2026-11-29T10:00:00.000Z', phraseRestores: false };
+    const text = backupStatusText(status(written));
+    expect(text.split('\n')[0]).toBe("NOT BACKED UP: if this computer is lost, so is every wallet's money.");
+    expect(text).toMatch(/recovery phrase +written down \(checked .+\); on sim it brings back no test money: a backup file does\n/);
+    expect(backupStatusText(status({}))).toMatch(/recovery phrase +not written down yet: .*backup phrase\n/);
+    expect(backupStatusText(status({ phraseRestores: false }))).toContain(
+      'not written down (on sim it brings back no test money: a backup file does)\n',
+    );
+    expect(headingOf({ ...written, lastFile: file })).toBe('NOT BACKED UP IN FULL: a wallet made since the last backup file is in none.');
+    expect(headingOf({ ...written, lastFile: file, backedUp: true })).toBe('Backed up.');
   });
 
   it('says backed up where the rule every door follows says so', () => {
