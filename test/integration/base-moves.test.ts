@@ -73,6 +73,18 @@ describe('moves on Base between the treasury and an agent', () => {
     expect((await t.api('GET', t.withOwner('/v1/agents'))).body.agents).toContainEqual(expect.objectContaining(row));
   });
 
+  it('a return refused for want of funds says what it can return, and where the money is', async () => {
+    const onSolana = await t.api('POST', t.withOwner('/v1/agents/base-buyer/return'), { body: {} });
+    expect({ status: onSolana.status, code: onSolana.body.code }).toEqual({ status: 402, code: 'insufficient_funds' });
+    expect(onSolana.body.error).toBe(
+      'agent "base-buyer" holds nothing to return on Solana (0.00 USDC available); it holds 5.25 USDC on Base: return it from there (rail base)',
+    );
+    const tooMuch = await t.api('POST', t.withOwner('/v1/agents/base-buyer/return'), { body: { amount: '6', rail: 'base' } });
+    expect(tooMuch.body.error).toBe(
+      'agent "base-buyer" holds 5.25 USDC available on Base, less than 6.00: return 5.25, or leave the amount out to return all of it',
+    );
+  });
+
   it('returns from the agent on Base, the whole balance when no amount is given', async () => {
     const returned = await t.api('POST', t.withOwner('/v1/agents/base-buyer/return'), { body: { rail: 'base' } });
     expect(returned.status).toBe(200);
@@ -81,7 +93,7 @@ describe('moves on Base between the treasury and an agent', () => {
     expect((await usdcOf(t)).treasury.balances).toEqual({ sol: '1000.00', base: '1000.00' });
     const empty = await t.api('POST', t.withOwner('/v1/agents/base-buyer/return'), { body: { rail: 'base' } });
     expect({ status: empty.status, code: empty.body.code }).toEqual({ status: 402, code: 'insufficient_funds' });
-    expect(empty.body.error).toMatch(/holds nothing to return on Base/);
+    expect(empty.body.error).toBe('agent "base-buyer" holds nothing to return on Base (0.00 USDC available)');
   });
 
   it('refuses more than the treasury holds on Base, and an unknown rail, moving and writing nothing', async () => {
@@ -89,7 +101,9 @@ describe('moves on Base between the treasury and an agent', () => {
     const before = rows();
     const tooMuch = await t.api('POST', t.withOwner('/v1/agents/base-buyer/allocate'), { body: { amount: '1000.01', rail: 'base' } });
     expect({ status: tooMuch.status, code: tooMuch.body.code }).toEqual({ status: 402, code: 'insufficient_treasury_funds' });
-    expect(tooMuch.body.error).toMatch(/^the treasury holds 1000\.00 USDC available on Base, less than 1000\.01$/);
+    expect(tooMuch.body.error).toBe(
+      'the treasury holds 1000.00 USDC available on Base, less than 1000.01; on sim, coffer faucet AMOUNT --rail base mints test USDC into it',
+    );
     const unknown = await t.api('POST', t.withOwner('/v1/agents/base-buyer/allocate'), { body: { amount: '1', rail: 'eth' } });
     expect({ status: unknown.status, code: unknown.body.code }).toEqual({ status: 400, code: 'invalid_request' });
     expect(rows()).toBe(before);

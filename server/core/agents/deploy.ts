@@ -1,5 +1,5 @@
 import { CofferError } from '../../wire/errors.js';
-import { treasuryFree, treasuryReading } from '../treasury/allocations.js';
+import { faucetWords, treasuryFree, treasuryReading } from '../treasury/allocations.js';
 import { actorOf, requireFreshSignIn, type Principal } from '../auth.js';
 import { audit, type EngineContext } from '../context.js';
 import { requestApproval } from '../approvals/requests.js';
@@ -67,7 +67,7 @@ export async function deployAgent(
     if (available < fund.amount) {
       throw new CofferError(
         'insufficient_treasury_funds',
-        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(fund.rail)}, less than the ${formatUsdc(fund.amount)} to fund the new agent with; nothing was created`,
+        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(fund.rail)}, less than the ${formatUsdc(fund.amount)} to fund the new agent with; nothing was created${faucetWords(ctx, fund.rail)}`,
       );
     }
   }

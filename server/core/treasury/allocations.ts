@@ -82,14 +82,17 @@ async function allocateNow(
       reserve: (signed) => {
         // Again in the commit that reserves: the archive may have committed while the balance was read.
         refuse(archivedRefusal(getAgentOrThrow(ctx, owner, agent.agentId)));
-        refuse(treasuryRefusal(treasuryFree(ctx, owner, rail, reading), amount, rail));
+        refuse(treasuryRefusal(ctx, treasuryFree(ctx, owner, rail, reading), amount, rail));
         return newMove(ctx, 'allocation', id, agent, amount, key, signed, rail);
       },
     });
     return allocationResult(ctx, 'earlier' in moved ? answerEarlier(moved.earlier) : moved.row, agent);
   } catch (error) {
     if (isCofferError(error) && error.code === 'insufficient_funds') {
-      throw new CofferError('insufficient_treasury_funds', 'the treasury does not hold enough USDC for this allocation');
+      throw new CofferError(
+        'insufficient_treasury_funds',
+        `the treasury does not hold enough USDC for this allocation${faucetWords(ctx, rail)}`,
+      );
     }
     throw error;
   }
@@ -164,8 +167,10 @@ export async function returnFunds(
   // "All of it" is signed for what is available now; when a payment takes part of it before the
   // reservation, the return is signed again for what is left (a few times at most).
   for (let tries = 1; ; tries += 1) {
-    const amount = asked ?? available();
-    refuse(returnRefusal(amount, available(), rail));
+    const left = available();
+    const amount = asked ?? left;
+    const refusal = returnRefusal(agent, amount, left, rail);
+    if (refusal !== null) throw left <= 0n ? await withMoneyElsewhere(ctx, agent, rail, refusal) : refusal;
     const id = newId('alc');
     try {
       const movedBack = await moveMoney(ctx, owner, {
@@ -187,7 +192,7 @@ export async function returnFunds(
         reserve: (signed) => {
           const left = available();
           if (asked === null && left !== amount && left > 0n && tries < 3) throw new AvailableChanged();
-          refuse(returnRefusal(amount, left, rail));
+          refuse(returnRefusal(agent, amount, left, rail));
           return newMove(ctx, 'return', id, agent, amount, key, signed, rail);
         },
       });
@@ -223,24 +228,45 @@ export function treasuryFree(ctx: EngineContext, owner: string, rail: Rail, read
 }
 
 /** The treasury's USDC on the rail free (treasuryFree) must cover an allocation. */
-const treasuryRefusal = (available: bigint, amount: bigint, rail: Rail): Refusal =>
+const treasuryRefusal = (ctx: EngineContext, available: bigint, amount: bigint, rail: Rail): Refusal =>
   available >= amount
     ? null
     : new CofferError(
         'insufficient_treasury_funds',
-        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}`,
+        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}${faucetWords(ctx, rail)}`,
       );
 
+/** Where the treasury is short of test money, how it gets more: the faucet, on sim's chains only. */
+export const faucetWords = (ctx: EngineContext, rail: Rail): string =>
+  chainOf(ctx, rail).isSim ? `; on sim, coffer faucet AMOUNT${rail === 'base' ? ' --rail base' : ''} mints test USDC into it` : '';
+
 /** A return moves something, and no more than the wallet has not promised away on its rail. */
-const returnRefusal = (amount: bigint, available: bigint, rail: Rail): Refusal =>
+const returnRefusal = (agent: AgentRecord, amount: bigint, available: bigint, rail: Rail): Refusal =>
   amount > 0n && available >= amount
     ? null
     : new CofferError(
         'insufficient_funds',
         available <= 0n
-          ? `the agent's wallet holds nothing to return on ${railName(rail)} (${formatUsdc(available < 0n ? 0n : available)} USDC available)`
-          : `the agent's wallet holds ${formatUsdc(available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}`,
+          ? `agent "${agent.agentId}" holds nothing to return on ${railName(rail)} (${formatUsdc(0n)} USDC available)`
+          : `agent "${agent.agentId}" holds ${formatUsdc(available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}: return ${formatUsdc(available)}, or leave the amount out to return all of it`,
       );
+
+/**
+ * A return refused because the wallet has nothing free on its rail: says what it holds free on the
+ * other rail, if anything (read now; a rail closed or not answering adds nothing).
+ */
+async function withMoneyElsewhere(ctx: EngineContext, agent: AgentRecord, rail: Rail, refusal: CofferError): Promise<CofferError> {
+  const other: Rail = rail === 'sol' ? 'base' : 'sol';
+  const elsewhere = await freshReading(ctx, agent, other).then(
+    (reading) => freeBalance(ctx, agent, other, reading),
+    () => 0n,
+  );
+  if (elsewhere <= 0n) return refusal;
+  return new CofferError(
+    'insufficient_funds',
+    `${refusal.message}; it holds ${formatUsdc(elsewhere)} USDC on ${railName(other)}: return it from there (rail ${other})`,
+  );
+}
 
 /** An allocation's or a return's Idempotency-Key: the two share the key space of an agent (one used for the other is 409). */
 const keyOf = (kind: 'allocation' | 'return', agent: AgentRecord, idempotencyKey: string | null, request: unknown[]) =>
