@@ -72,7 +72,7 @@ export const balanceOutput = open({
     .describe("the owner's preferred rail: paid on where a seller takes both and no rail is asked; null: the funds decide, Solana first"),
   currency: z.literal('USDC'),
   status: z.string().describe('active, or suspended (every payment refused)'),
-  treasuryAddress: z.string().describe("the owner's treasury"),
+  treasuryAddress: z.string().describe("the owner's treasury on Solana: the address that names the owner"),
 });
 
 export const findServiceOutput = open({

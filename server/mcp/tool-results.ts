@@ -39,7 +39,7 @@ export const pendingOrResult = <T extends object>(answer: MayWait<T>, what: stri
   answer.status === 202
     ? {
         ...answer.body,
-        message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${answer.body.approvalId}).`,
+        message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${answer.body.approvalId}). Call check_approval with approvalId ${answer.body.approvalId} and wait 45 to learn the answer.`,
       }
     : answer.body;
 

@@ -89,7 +89,9 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(byName.pay?.inputSchema.required).toEqual(expect.arrayContaining(['service', 'amount']));
   });
 
-  it('check_balance adds the treasury address', async () => {
+  it('check_balance adds the treasury address, and says which balance is which', async () => {
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'check_balance')!;
+    expect(tool.description).toContain('`balance` is its Solana wallet alone');
     expect(data(await call('check_balance'))).toEqual({
       agentId: 'mcp-agent',
       walletAddress: agent.walletAddress,
@@ -113,9 +115,8 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       name: 'Coffer demo weather',
       description: expect.any(String),
       pricing: { perCall: '$0.01' },
-      how: expect.stringMatching(
-        /fetch_paid.*It is paid on Base too: call pay with service "demo-weather" and rail "base" to pay it from your Base account\./,
-      ),
+      // fetch_paid pays it on either rail (pay would only hand a receipt back, to send as X-Payment).
+      how: expect.stringMatching(/fetch_paid.*It is paid on Base too: fetch_paid with rail "base" pays it from your Base account\./),
     });
     expect(found.message).toMatch(/Found/);
     const images = data(await call('find_service', { query: 'image' }));
@@ -300,6 +301,10 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
   it('an agent cannot raise its limits, fund itself, resume itself or deploy agents: all wait for the owner', async () => {
     const funds = data(await call('allocate_budget', { amount: '10.00' }));
     expect(funds).toMatchObject({ status: 'pending', kind: 'allocate', request: { amount: '10.00' } });
+    // The tool that follows it is named, as a held payment's answer names it.
+    expect(funds.message).toBe(
+      `An allocation needs the owner's approval; it is waiting in the owner's inbox (approval ${funds.approvalId}). Call check_approval with approvalId ${funds.approvalId} and wait 45 to learn the answer.`,
+    );
     expect(funds.request).not.toHaveProperty('rail');
     // Its account on Base, named: the owner is asked for that wallet.
     const onBase = data(await call('allocate_budget', { amount: '2.00', rail: 'base' }));

@@ -19,9 +19,7 @@ function serviceFor(ctx: ToolContext, s: Service) {
       // x402 APIs (the shipped marketplace, a facilitator's Bazaar list): `endpoint` is "METHOD URL".
       s.source === 'x402-marketplace' || s.source === 'x402-bazaar'
         ? `Call fetch_paid with method ${method} and url ${path}: it pays ${s.pricePerCall ?? 'the asked price'} USDC a call within your policy.` +
-          (s.base === null
-            ? ''
-            : ` It is paid on Base too: call pay with service "${s.id}" and rail "base" to pay it from your Base account.`)
+          (s.base === null ? '' : ' It is paid on Base too: fetch_paid with rail "base" pays it from your Base account.')
         : s.source === 'model-registry'
           ? `Image model: ${onCoffer} with {"prompt", "modelId": "${s.id.replace(/^model:/, '')}", "resolution": "1k"|"2k"|"4k"}; the price is charged to your wallet.`
           : `${onCoffer} with your API key; the price is charged to your wallet.`,

@@ -7,7 +7,7 @@ import { pendingOrResult } from '../tool-results.js';
 export const checkBalance = defineTool({
   name: 'check_balance',
   description:
-    "This agent's USDC balance on each rail (Solana, and Base where its rail is open), its wallet on each, and the owner's treasury address.",
+    "This agent's USDC on each rail in `balances` (Solana, and Base where its rail is open; `balance` is its Solana wallet alone), what is free to pay with on each (`available`), its wallet on each, and the owner's treasury address on Solana (the address that names the owner; allocate_budget asks the owner for USDC on either rail).",
   outputSchema: output.balanceOutput,
   annotations: READ_ONLY,
   answer: async (_input, { ctx }) => {
