@@ -10,6 +10,7 @@ import { breakerWords } from './policy/breaker.js';
 import { endWords } from './policy/expiry.js';
 import { timesMore } from './policy/loosenings.js';
 import { DEFAULT_WARN_AT } from './schemas.js';
+import { railName } from './rail-words.js';
 
 const LABELS = {
   dailyBudget: 'daily budget',
@@ -152,6 +153,12 @@ export function policyChangeWords(update: Record<string, unknown>, current: Poli
 }
 
 /**
+ * The rail a request moves money on, named as every amount's is ("0.01 USDC on Solana"): a request
+ * that names none was made on Solana (the first rail, and the one a request without `rail` means).
+ */
+const railOf = (rail: unknown): string => railName(rail === 'base' ? 'base' : 'sol');
+
+/**
  * What an agent asked for, in words the owner can judge: amounts in USDC, and for a policy the
  * current value beside the asked one (with how many times larger), so a tenfold budget shows as such.
  * With the owner's time zone, an end reads as they typed it ("the end of 2026-12-31"); without it, as
@@ -166,21 +173,18 @@ export function describeRequest(
   const r = request;
   switch (kind) {
     case 'allocate':
-      return `Allocate ${usdc(r.amount)} USDC to its wallet${r.rail === 'base' ? ' on Base' : ''}`;
+      return `Allocate ${usdc(r.amount)} USDC to its wallet on ${railOf(r.rail)}`;
     case 'resume':
       return 'Resume itself (payments allowed again)';
     case 'payment': {
       // "Pay 4.00 USDC to demo-weather", with the address when the name is the agent's own label.
       const to = typeof r.recipient === 'string' && r.recipient !== r.service ? ` (${shortAddress(r.recipient)})` : '';
       const reason = r.reason as { code?: string } | undefined;
-      // On Base where it is paid there (the request's `rail`); Solana, the first rail, goes unsaid as elsewhere.
-      const onBase = r.rail === 'base' ? ' on Base' : '';
-      return `Pay ${usdc(r.amount)} USDC${onBase} to ${String(r.service)}${to}${reason?.code === 'new_recipient' ? ', a recipient it never paid' : ''}`;
+      return `Pay ${usdc(r.amount)} USDC on ${railOf(r.rail)} to ${String(r.service)}${to}${reason?.code === 'new_recipient' ? ', a recipient it never paid' : ''}`;
     }
     case 'deploy': {
       // The money it moves said too: a yes funds the new wallet from the treasury, and the asking agent collects its key.
-      const funded =
-        r.fund === undefined ? '' : `, funded with ${usdc(r.fund)} USDC${r.fundRail === 'base' ? ' on Base' : ''} from the treasury`;
+      const funded = r.fund === undefined ? '' : `, funded with ${usdc(r.fund)} USDC on ${railOf(r.fundRail)} from the treasury`;
       return `Deploy a new agent “${String(r.agentId)}” (daily budget ${usdc(r.dailyBudget)} USDC, max ${usdc(r.maxPerPayment)} USDC per payment)${funded}`;
     }
     case 'policy':

@@ -151,7 +151,7 @@ test('"Ask me above" set in the editor holds a larger payment for the owner: its
   await expect(page.getByTestId('decision-said')).toContainText(`Paid 4.00 USDC to forecast-api for alpha (payment ${paymentId})`);
   await expect(page.getByText('Nothing waits.')).toBeVisible();
   const decided = page.getByTestId('decided-approval').first();
-  await expect(decided).toContainText('Pay 4.00 USDC to forecast-api');
+  await expect(decided).toContainText('Pay 4.00 USDC on Solana to forecast-api');
   await expect(decided).toContainText(`Paid 4.00 USDC (payment ${paymentId})`);
   await expect(decided).toContainText('paid');
   const history = (await call('/v1/agents/alpha/spend-history')).body.payments as { id: string; status: string }[];

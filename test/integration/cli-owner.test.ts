@@ -510,7 +510,7 @@ describe("the owner's CLI", () => {
     expect(held).toContain(`${shellCommand(['approve', approvalId])} (or ${shellCommand(['deny', approvalId])})`);
 
     const waiting = await owner(['approvals']);
-    expect(waiting.stdout).toMatch(new RegExp(`^${approvalId} {2}asker: Pay 0\\.01 USDC to demo-weather`, 'm'));
+    expect(waiting.stdout).toMatch(new RegExp(`^${approvalId} {2}asker: Pay 0\\.01 USDC on Solana to demo-weather`, 'm'));
     expect(waiting.stdout).toMatch(/why: 0\.01 USDC is above 0\.005 USDC/);
     // What it buys, as the agent said it.
     expect(waiting.stdout).toMatch(new RegExp(`^${approvalId} .*\n {2}for: coffer pay\n {2}why: `, 'm'));
@@ -519,7 +519,7 @@ describe("the owner's CLI", () => {
 
     const approved = await owner(['approve', approvalId]);
     expect(approved.code, approved.stderr).toBe(0);
-    expect(approved.stdout).toMatch(new RegExp(`^Approved ${approvalId}: Pay 0\\.01 USDC to demo-weather.*carried out\\.$`, 'm'));
+    expect(approved.stdout).toMatch(new RegExp(`^Approved ${approvalId}: Pay 0\\.01 USDC on Solana to demo-weather.*carried out\\.$`, 'm'));
     expect(await exited).toBe(0);
     expect(paid).toMatch(/^Paid 0\.01 USDC/);
     // Once: a second yes is refused, and nothing waits any more.
@@ -542,7 +542,7 @@ describe("the owner's CLI", () => {
     expect(held.status).toBe(202);
     const { approvalId } = (await held.json()) as { approvalId: string };
     const denied = await owner(['deny', approvalId]);
-    expect(denied.stdout).toBe(`Denied ${approvalId}: Pay 0.01 USDC to demo-weather (93ug…Dnrx); nothing was carried out.\n`);
+    expect(denied.stdout).toBe(`Denied ${approvalId}: Pay 0.01 USDC on Solana to demo-weather (93ug…Dnrx); nothing was carried out.\n`);
     const listed = JSON.parse((await owner(['approvals', '--all', '--json'])).stdout) as {
       approvals: { approvalId: string; status: string }[];
     };

@@ -91,7 +91,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
 
   it('check_balance adds the treasury address, and says which balance is which', async () => {
     const tool = (await client.listTools()).tools.find((t) => t.name === 'check_balance')!;
-    expect(tool.description).toContain('`balance` is its Solana wallet alone');
+    expect((tool as { description?: string }).description).toContain('`balance` is its Solana wallet alone');
     expect(data(await call('check_balance'))).toEqual({
       agentId: 'mcp-agent',
       walletAddress: agent.walletAddress,

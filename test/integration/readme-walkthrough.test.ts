@@ -140,9 +140,9 @@ describe.skipIf(process.platform === 'win32')("the README's walkthrough, as prin
 
     // 8. Above 0.005 the payment waits; coffer approvals lists it; coffer approve pays it once.
     const asked = (await shell.type(askFirst!)).out;
-    const approvalId = /^(apr_\S+) {2}researcher: Pay 0\.01 USDC to demo-weather/m.exec(asked)?.[1];
+    const approvalId = /^(apr_\S+) {2}researcher: Pay 0\.01 USDC on Solana to demo-weather/m.exec(asked)?.[1];
     expect(approvalId, asked).toBeDefined();
-    expect(asked).toMatch(new RegExp(`^Approved ${approvalId}: Pay 0\\.01 USDC to demo-weather.*carried out\\.$`, 'm'));
+    expect(asked).toMatch(new RegExp(`^Approved ${approvalId}: Pay 0\\.01 USDC on Solana to demo-weather.*carried out\\.$`, 'm'));
 
     // 9. The brake: stopped, refused, all stopped, all resumed.
     const braked = (await shell.type(brake!)).out;

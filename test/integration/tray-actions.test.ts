@@ -55,7 +55,7 @@ describe('the tray drives the real engine', () => {
     await t.api('POST', t.withOwner('/v1/agents/tray-asker/allocate'), { key: agent.apiKey, body: { amount: '2.00' } });
     const state = trayState(t.coffer.engine, t.owner, { balances: null, rails: BOTH, startAtLogin: 'off' });
     expect(state.pendingApprovals).toContainEqual(
-      expect.objectContaining({ agentId: 'tray-asker', summary: 'Allocate 2.00 USDC to its wallet' }),
+      expect.objectContaining({ agentId: 'tray-asker', summary: 'Allocate 2.00 USDC to its wallet on Solana' }),
     );
   });
 

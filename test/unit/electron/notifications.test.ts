@@ -33,7 +33,7 @@ describe('desktop notifications, computed from engine events', () => {
       }),
     ).toEqual({
       title: 'Approval waiting',
-      body: 'alpha asks: Allocate 1.50 USDC to its wallet',
+      body: 'alpha asks: Allocate 1.50 USDC to its wallet on Solana',
       route: '#/approvals',
     });
     expect(
@@ -58,7 +58,7 @@ describe('desktop notifications, computed from engine events', () => {
       }),
     ).toEqual({
       title: 'alpha asks to pay',
-      body: 'Pay 4.00 USDC to demo-weather. Nothing is paid until you approve.',
+      body: 'Pay 4.00 USDC on Solana to demo-weather. Nothing is paid until you approve.',
       route: '#/approvals',
     });
     const refusedOn = (rail: 'sol' | 'base') =>
@@ -155,8 +155,8 @@ describe('the notifier', () => {
     held('apr_1', '0.50');
     held('apr_2', '0.70');
     expect(shown.map((note) => note.body)).toEqual([
-      'Pay 0.50 USDC to demo-weather. Nothing is paid until you approve.',
-      'Pay 0.70 USDC to demo-weather. Nothing is paid until you approve.',
+      'Pay 0.50 USDC on Solana to demo-weather. Nothing is paid until you approve.',
+      'Pay 0.70 USDC on Solana to demo-weather. Nothing is paid until you approve.',
     ]);
     const refused = () =>
       notifier.notify({

@@ -24,7 +24,7 @@ describe('describeRequest', () => {
   it('says a held payment as a payment: how much, to whom (the address when the name is a label), and a new recipient as such', () => {
     expect(
       describeRequest('payment', { service: 'demo-weather', amount: '4', recipient: 'demo-weather', reason: { code: 'ask_above' } }),
-    ).toBe('Pay 4.00 USDC to demo-weather');
+    ).toBe('Pay 4.00 USDC on Solana to demo-weather');
     expect(
       describeRequest('payment', {
         service: 'forecast-api',
@@ -32,7 +32,7 @@ describe('describeRequest', () => {
         recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
         reason: { code: 'new_recipient' },
       }),
-    ).toBe('Pay 0.50 USDC to forecast-api (93ug…Dnrx), a recipient it never paid');
+    ).toBe('Pay 0.50 USDC on Solana to forecast-api (93ug…Dnrx), a recipient it never paid');
     // A payment held on Base says so (one on Solana, the first rail, says nothing of its rail).
     expect(
       describeRequest('payment', {
@@ -46,7 +46,7 @@ describe('describeRequest', () => {
   });
 
   it('names amounts in USDC for allocations and new agents', () => {
-    expect(describeRequest(...request('allocate', { amount: '25' }))).toBe('Allocate 25.00 USDC to its wallet');
+    expect(describeRequest(...request('allocate', { amount: '25' }))).toBe('Allocate 25.00 USDC to its wallet on Solana');
     expect(describeRequest(...request('deploy', { agentId: 'child', dailyBudget: '1', maxPerPayment: '0.1' }))).toBe(
       'Deploy a new agent “child” (daily budget 1.00 USDC, max 0.10 USDC per payment)',
     );
@@ -56,7 +56,7 @@ describe('describeRequest', () => {
   it('says the money a request moves, and its rail: an allocation on Base, a new agent funded from the treasury', () => {
     expect(describeRequest(...request('allocate', { amount: '25', rail: 'base' }))).toBe('Allocate 25.00 USDC to its wallet on Base');
     expect(describeRequest(...request('deploy', { agentId: 'child', dailyBudget: '1', maxPerPayment: '0.1', fund: '40' }))).toBe(
-      'Deploy a new agent “child” (daily budget 1.00 USDC, max 0.10 USDC per payment), funded with 40.00 USDC from the treasury',
+      'Deploy a new agent “child” (daily budget 1.00 USDC, max 0.10 USDC per payment), funded with 40.00 USDC on Solana from the treasury',
     );
     expect(
       describeRequest(...request('deploy', { agentId: 'child', dailyBudget: '1', maxPerPayment: '0.1', fund: '40', fundRail: 'base' })),

@@ -58,10 +58,13 @@ describe('a decided request, in words', () => {
   });
 
   it('what the decision on another request came to: carried out, denied, or failed with the server’s reason', () => {
-    expect(saidOf(allocation, decided({}), ZONE)).toEqual({ tone: 'ok', text: 'Approved: alpha, Allocate 5.00 USDC to its wallet' });
+    expect(saidOf(allocation, decided({}), ZONE)).toEqual({
+      tone: 'ok',
+      text: 'Approved: alpha, Allocate 5.00 USDC to its wallet on Solana',
+    });
     expect(saidOf(allocation, decided({ status: 'denied' }), ZONE)).toEqual({
       tone: 'ok',
-      text: 'Denied: alpha, Allocate 5.00 USDC to its wallet',
+      text: 'Denied: alpha, Allocate 5.00 USDC to its wallet on Solana',
     });
     expect(saidOf({ ...policyRequest, before } as Approval, decided({}), ZONE)).toEqual({
       tone: 'ok',

@@ -220,7 +220,7 @@ describe('a held payment in Approvals', () => {
         ['You denied it: nothing was paid', 'denied'],
         ['Nobody answered in time: nothing was paid', 'expired'],
         ['Withdrawn (the agent was stopped, or stopped waiting): nothing was paid', 'withdrawn'],
-      ].map(([outcome, pill]) => ['alpha', `Pay 4.00 USDC to forecast-api (93ug…Dnrx)${outcome}`, pill, expect.any(String)]),
+      ].map(([outcome, pill]) => ['alpha', `Pay 4.00 USDC on Solana to forecast-api (93ug…Dnrx)${outcome}`, pill, expect.any(String)]),
     );
   });
 });

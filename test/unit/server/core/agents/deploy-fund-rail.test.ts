@@ -60,7 +60,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
     expect(asked.kind).toBe('awaiting_approval');
     const [waiting] = core.engine.approvals(core.asOwner, 'pending').approvals;
     // As every door says the request (dashboard, coffer approvals, the tray).
-    expect(describeRequest(waiting!.kind, waiting!.request)).toMatch(/funded with 40\.00 USDC from the treasury$/);
+    expect(describeRequest(waiting!.kind, waiting!.request)).toMatch(/funded with 40\.00 USDC on Solana from the treasury$/);
     const decided = await core.engine.approve(core.asOwner, waiting!.approvalId);
     expect(decided.result).toMatchObject({ agent: { agentId: 'child' }, funding: { status: 'funded', allocation: { amount: '40.00' } } });
   });
