@@ -64,13 +64,16 @@ function fundingWords(run: Commands, agent: string, rail: Rail | undefined): str
  * The line to print after a refusal of `command` with `code`; null: nothing to add. Where the
  * terminal knows them: `agentId`, the agent (else AGENT stands in the owner's command); `rail`, the
  * rail the refused payment was on; `configPath`, the agent's config the failed call read (named in
- * the agent's commands where it is not the platform's default, as the held pick-up names it).
+ * the agent's commands where it is not the platform's default, as the held pick-up names it);
+ * `stopped`, the refusal tripped the agent's breaker (the server's `agentStopped`): then resuming is
+ * what comes first, whatever the refusal was.
  */
 export function nextStep(
   command: string | undefined,
-  code: string | null,
-  where: { agentId?: string; rail?: Rail; configPath?: string } = {},
+  refused: string | null,
+  where: { agentId?: string; rail?: Rail; configPath?: string; stopped?: boolean } = {},
 ): string | null {
+  const code = where.stopped === true ? 'agent_suspended' : refused;
   if (command === undefined || code === null || !PAYING_COMMANDS.has(command)) return null;
   const configPath = where.configPath ?? defaultConfigPath();
   const run: Commands = { agent: (words) => agentCommandLine(words, configPath), owner: (words) => shellCommand(words) };

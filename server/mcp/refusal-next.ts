@@ -26,5 +26,8 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
 /** The refusals a tool adds a next call to: the same as the CLI's (cli/next-step.ts). */
 export const NEXT_TOOL_CODES: readonly string[] = Object.keys(NEXT_TOOL);
 
-/** The sentence to add after a refusal with `code`; null where there is nothing more to do than its words say. */
-export const nextTool = (code: string): string | null => NEXT_TOOL[code] ?? null;
+/**
+ * The sentence to add after a refusal with `code`; null where there is nothing more to do than its words
+ * say. After the refusal that tripped the agent's breaker (`stopped`), resuming comes first.
+ */
+export const nextTool = (code: string, stopped = false): string | null => NEXT_TOOL[stopped ? 'agent_suspended' : code] ?? null;

@@ -119,7 +119,7 @@ export async function payCommand(
       args.approvalId !== undefined
         ? undefined
         : (args.rail ?? (args.recipient !== undefined && isEvmAddress(args.recipient) ? 'base' : 'sol'));
-    const next = nextStep('pay', error.code, { agentId: agent.agentId, rail, configPath });
+    const next = nextStep('pay', error.code, { agentId: agent.agentId, rail, configPath, stopped: error.agentStopped !== undefined });
     // Short on Solana by default where Base would pay: the same payment there comes first.
     const instead =
       error.code === 'insufficient_funds' && args.approvalId === undefined && args.rail === undefined && args.recipient === undefined

@@ -104,7 +104,8 @@ export async function fetchCommand(
     err.write(`coffer: ${error.message} (${code})\n`);
     if (paid) err.write(`${afterFailedCall(paid)}\n`);
     // What the agent's terminal can do about Coffer's refusal, as `coffer pay` says it.
-    const next = nextStep('fetch', code, { agentId: agent.agentId, rail: args.rail, configPath });
+    const stopped = error.details.agentStopped !== undefined;
+    const next = nextStep('fetch', code, { agentId: agent.agentId, rail: args.rail, configPath, stopped });
     if (next !== null) err.write(`next: ${next}\n`);
     return exitStatusOf(code);
   }

@@ -166,7 +166,8 @@ async function purchase(
     if (error instanceof PaymentError) {
       const paid = error.details.payment;
       const message = paid === undefined ? error.message : `${error.message}. ${afterFailedCall(paid)}`;
-      throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, message);
+      // The breaker it tripped carried along: the next step is then to ask to be resumed.
+      throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, message, error.details.agentStopped);
     }
     throw error;
   }

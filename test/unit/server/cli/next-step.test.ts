@@ -6,6 +6,12 @@ import { shellCommand } from '../../../../server/boot/cli-invocation.js';
 const COFFER = shellCommand([]);
 
 describe("the line after an agent's refused payment", () => {
+  it('after the refusal that tripped its breaker, names the resume: a higher max alone would not let it pay', () => {
+    expect(nextStep('pay', 'max_per_payment_exceeded', { stopped: true })).toBe(nextStep('pay', 'agent_suspended'));
+    expect(nextStep('fetch', 'daily_budget_exceeded', { stopped: true })).toBe(nextStep('fetch', 'agent_suspended'));
+    expect(nextStep('pay', 'max_per_payment_exceeded', { stopped: false })).toBe(nextStep('pay', 'max_per_payment_exceeded'));
+  });
+
   it('names the command that asks the owner, for the commands an agent pays with', () => {
     expect(nextStep('pay', 'agent_suspended')).toBe(
       `${COFFER} resume asks the owner to resume this agent (where its breaker stopped it, ${COFFER} status says why)`,

@@ -11,6 +11,10 @@ describe("the tool named after an agent's refused payment", () => {
     expect(nextTool('policy_expired')).toBe('set_policy with a later expiresAt (or null: no end) asks the owner for it');
   });
 
+  it('after the refusal that tripped its breaker, names resume_agent', () => {
+    expect(nextTool('max_per_payment_exceeded', true)).toBe(nextTool('agent_suspended'));
+  });
+
   it('answers the very refusals the CLI answers, every rule of the policy among them', () => {
     expect([...NEXT_TOOL_CODES].sort()).toEqual([...NEXT_STEP_CODES].sort());
     for (const code of [...POLICY_RULES, 'budget_exceeded', 'agent_suspended', 'insufficient_funds']) {
