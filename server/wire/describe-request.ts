@@ -175,7 +175,8 @@ export function describeRequest(
     case 'allocate':
       return `Allocate ${usdc(r.amount)} USDC to its wallet on ${railOf(r.rail)}`;
     case 'resume':
-      return 'Resume itself (payments allowed again)';
+      // Where its breaker stopped it, why (the request's `stoppedBecause`): what the owner decides on.
+      return `Resume itself (payments allowed again)${typeof r.stoppedBecause === 'string' ? `: ${r.stoppedBecause}` : ''}`;
     case 'payment': {
       // "Pay 4.00 USDC to demo-weather", with the address when the name is the agent's own label.
       const to = typeof r.recipient === 'string' && r.recipient !== r.service ? ` (${shortAddress(r.recipient)})` : '';

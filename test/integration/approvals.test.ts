@@ -1,3 +1,4 @@
+import { describeRequest } from '../../server/wire/describe-request.js';
 import { describe, expect, it } from 'vitest';
 import { deployAgent, fundedAgent, manualClock, micro, UNLISTED_API } from '../helpers/coffer.js';
 import { acrossRestart } from '../helpers/restart.js';
@@ -70,7 +71,9 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     const agent = await deployAgent(t, 'sleeper');
     await ask('sleeper', agent.apiKey, 'kill');
     const asked = await ask('sleeper', agent.apiKey, 'resume');
-    expect(asked.body).toMatchObject({ kind: 'resume', status: 'pending' });
+    expect(asked.body).toMatchObject({ kind: 'resume', status: 'pending', request: {} });
+    // Stopped by a person (itself), not its breaker: there is no reason to carry.
+    expect(describeRequest(asked.body.kind, asked.body.request)).toBe('Resume itself (payments allowed again)');
     expect((await approve(asked.body.approvalId)).body.result).toEqual({ agentId: 'sleeper', status: 'active', was: 'suspended' });
   });
 

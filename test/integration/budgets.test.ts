@@ -1,3 +1,4 @@
+import { describeRequest } from '../../server/wire/describe-request.js';
 import { describe, expect, it } from 'vitest';
 import { deployAgent, fundedAgent, manualClock, signIn, UNLISTED_API } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
@@ -198,8 +199,12 @@ describe('budgets', () => {
       statusReason: reason,
     });
     expectError(await payUsdc(t, 'watched', agent.apiKey, weather), 403, 'agent_suspended');
-    // The agent cannot resume itself: its request waits for the owner.
-    expect((await t.api('POST', t.withOwner('/v1/agents/watched/resume'), { key: agent.apiKey })).status).toBe(202);
+    // The agent cannot resume itself: its request waits for the owner, and says why it was stopped
+    // (what the owner decides on).
+    const asked = await t.api('POST', t.withOwner('/v1/agents/watched/resume'), { key: agent.apiKey });
+    expect(asked.status).toBe(202);
+    expect(asked.body.request).toEqual({ stoppedBecause: reason });
+    expect(describeRequest(asked.body.kind, asked.body.request)).toBe(`Resume itself (payments allowed again): ${reason}`);
     expect((await t.api('POST', t.withOwner('/v1/agents/watched/resume'))).status).toBe(200);
     const after = await t.api('GET', t.withOwner('/v1/agents'));
     expect(after.body.agents.find((row: { agentId: string }) => row.agentId === 'watched')).not.toHaveProperty('statusReason');

@@ -81,7 +81,8 @@ export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: s
   if (principal.kind === 'agent') {
     // Not stopped: nothing to ask the owner (a yes to it would change nothing).
     if (agent.status === 'active') return done({ agentId, status: 'active', was: 'active' });
-    return requestApproval(ctx, principal, 'resume', agentId, {});
+    // Stopped by its breaker: why, carried for the owner to read as they decide (a person's stop has none).
+    return requestApproval(ctx, principal, 'resume', agentId, agent.statusReason === null ? {} : { stoppedBecause: agent.statusReason });
   }
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   const { withdrawn: _resumeRequest, ...resumed } = setStatus(ctx, principal, agentId, 'active', actor);

@@ -50,7 +50,11 @@ describe('describeRequest', () => {
     expect(describeRequest(...request('deploy', { agentId: 'child', dailyBudget: '1', maxPerPayment: '0.1' }))).toBe(
       'Deploy a new agent “child” (daily budget 1.00 USDC, max 0.10 USDC per payment)',
     );
-    expect(describeRequest(...request('resume', {}))).toMatch(/^Resume itself/);
+    expect(describeRequest(...request('resume', {}))).toBe('Resume itself (payments allowed again)');
+    // Stopped by its breaker: the owner reads why, as they decide.
+    expect(describeRequest(...request('resume', { stoppedBecause: 'its breaker tripped: 5 refused payments within 10 minutes' }))).toBe(
+      'Resume itself (payments allowed again): its breaker tripped: 5 refused payments within 10 minutes',
+    );
   });
 
   it('says the money a request moves, and its rail: an allocation on Base, a new agent funded from the treasury', () => {
