@@ -36,7 +36,8 @@ export interface TrayState {
   pendingApprovals: { approvalId: string; agentId: string; summary: string }[];
   /**
    * What is not backed up yet (then the menu says so): the recovery phrase still waits to be written
-   * down, or a treasury without one has no backup file holding every wallet it has.
+   * down, or, where no phrase brings the treasury back (one made before phrases, or on sim), no backup
+   * file holds every wallet it has.
    */
   notBackedUp?: 'phrase' | 'file' | null;
   /** Whether Coffer starts at login; null where that is not offered (not a packaged app). */

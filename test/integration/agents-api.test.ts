@@ -3,6 +3,7 @@ import { deployAgent, fundedAgent, micro, type TestCoffer, UNLISTED_API } from '
 import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
+import { CofferError } from '../../server/wire/errors.js';
 
 /** Every agent endpoint over real HTTP, checked against API.md (which wins over spec/interface.md). */
 
@@ -131,6 +132,30 @@ describe('agents API', () => {
         409,
         'agent_exists',
       );
+    });
+
+    it('a retry while its allocation still waits for the chain answers that allocation, never a failure to fund again', async () => {
+      const agentId = freshId('waiting');
+      const body = { agentId, dailyBudget: '5.00', maxPerPayment: '1.00', fund: '0.75', fundRail: 'base' };
+      const deploy = () => t.api('POST', t.withOwner('/v1/agents/deploy'), { body, headers: { 'idempotency-key': `wait-${agentId}` } });
+      const base = t.coffer.engine.ctx.base!;
+      const submit = base.submitTransfer;
+      // Signed and reserved, then its node stops answering: the allocation waits for the chain.
+      base.submitTransfer = () => Promise.reject(new CofferError('chain_unavailable', 'the node did not answer'));
+      try {
+        const first = await deploy();
+        expect(first.status).toBe(200);
+        const waiting = (await t.api('GET', t.withOwner(`/v1/treasury/allocations?agentId=${agentId}`))).body.allocations;
+        expect(waiting.map((m: { status: string; amount: string }) => [m.status, m.amount])).toEqual([['pending', '0.75']]);
+        const retried = await deploy();
+        expect(retried.status).toBe(200);
+        expect(retried.body.funding).toMatchObject({
+          status: 'funded',
+          allocation: { allocationId: waiting[0].id, amount: '0.75', rail: 'base' },
+        });
+      } finally {
+        base.submitTransfer = submit;
+      }
     });
 
     it("answers 409 agent_exists for an archived agent's id, saying it is archived", async () => {

@@ -108,7 +108,7 @@ export async function deployAgent(
 
 /** Said to the owner where a deploy's id is taken: a deploy whose answer was lost is finished by other means. */
 const lostAnswerWords = (agentId: string) =>
-  `if its deploy was never answered, coffer key ${agentId} hands out a new key and coffer allocate ${agentId} AMOUNT funds it (a deploy sent with an Idempotency-Key is finished by sending it again)`;
+  `if its deploy was never answered, coffer key ${agentId} hands out a new key and coffer allocate ${agentId} AMOUNT funds it (a deploy sent with an Idempotency-Key is finished by sending it again within the day)`;
 
 /** The funds a deploy asks to move to the new agent, on their rail, under the deploy's key. */
 function fundAsked(body: DeployBody, deployKey: DeployKey | null): DeployFund | null {

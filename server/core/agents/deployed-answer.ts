@@ -1,5 +1,5 @@
 import { isCofferError } from '../../wire/errors.js';
-import { allocate } from '../treasury/allocations.js';
+import { allocate, pendingAllocationUnder } from '../treasury/allocations.js';
 import type { EngineContext } from '../context.js';
 import type { Principal } from '../auth.js';
 import { ownerResult } from '../outcome.js';
@@ -33,20 +33,24 @@ export async function deployedAnswer(
     ...(apiKey === null ? {} : { apiKey }),
     policy: policyView(policy),
     mcpConfig: mcpConfigFor(ctx, principal.owner, agent.agentId, apiKey),
-    ...(fund === null ? {} : { funding: await fundNewAgent(ctx, principal, agent.agentId, fund) }),
+    ...(fund === null ? {} : { funding: await fundNewAgent(ctx, principal, agent, fund) }),
   };
 }
 
 /**
  * The allocation asked for with a deploy. The agent (and its key, shown once) exists whatever happens
- * here, so a failure is answered beside it, never instead of it.
+ * here, so a failure is answered beside it, never instead of it. A deploy asked again whose allocation
+ * still waits for the chain answers that allocation, as the first attempt did: "failed" would have its
+ * caller fund the agent again.
  */
-async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: string, fund: DeployFund): Promise<DeployFunding> {
+async function fundNewAgent(ctx: EngineContext, principal: Principal, agent: AgentRecord, fund: DeployFund): Promise<DeployFunding> {
   try {
     // Only the owner deploys with funds at once (an agent's deploy is funded when the owner approves it).
-    const allocation = ownerResult(await allocate(ctx, principal, agentId, formatUsdc(fund.amount), fund.key, fund.rail));
+    const allocation = ownerResult(await allocate(ctx, principal, agent.agentId, formatUsdc(fund.amount), fund.key, fund.rail));
     return { status: 'funded' as const, allocation };
   } catch (error) {
+    const waiting = fund.key === null ? null : await pendingAllocationUnder(ctx, agent, fund.key);
+    if (waiting !== null) return { status: 'funded' as const, allocation: waiting };
     const code = isCofferError(error) ? error.code : 'internal';
     return {
       status: 'failed' as const,

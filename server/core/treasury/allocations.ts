@@ -2,7 +2,7 @@ import { CofferError, isCofferError, refuse, type Refusal } from '../../wire/err
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from '../auth.js';
 import { requestApproval } from '../approvals/requests.js';
 import { done, type Outcome } from '../outcome.js';
-import type { EngineContext } from '../context.js';
+import { DAY_MS, type EngineContext } from '../context.js';
 import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
 import { hashRequest, newId } from '../ids.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
@@ -124,6 +124,17 @@ const returnResult = async (ctx: EngineContext, record: AllocationRecord, agent:
   returnId: record.id,
   ...(await moved(ctx, record, agent)),
 });
+
+/**
+ * The allocation made for this agent under `idempotencyKey` that still waits for the chain, as its
+ * first answer put it; null where none waits. A retry of it is answered `chain_unavailable` ("ask
+ * again shortly"): a deploy asked again answers its funding with this instead, so that its caller,
+ * told it failed, never funds the agent a second time (core/agents/deployed-answer.ts).
+ */
+export async function pendingAllocationUnder(ctx: EngineContext, agent: AgentRecord, idempotencyKey: string): Promise<Allocation | null> {
+  const row = ctx.store.findByIdempotencyKey(['allocation'], agent.owner, agent.agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
+  return row === null || row.status !== 'pending' ? null : allocationResult(ctx, row, agent);
+}
 
 /** The earlier allocation or return under an Idempotency-Key, answered again: what moved, or its failure again. */
 function answerEarlier(earlier: AllocationRecord): AllocationRecord {
