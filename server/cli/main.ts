@@ -11,6 +11,7 @@ import * as agents from './table/agents.js';
 import * as backups from './table/backups.js';
 import * as owner from './table/owner.js';
 import { exitStatusOf } from './exit-status.js';
+import { shellWords } from '../boot/cli-invocation.js';
 
 const version = packageVersion();
 
@@ -89,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS.find((known) => known.name === name || known.aliases?.includes(name));
   if (command !== undefined) return command.run(rest, { version });
-  return unknownCommand(name);
+  return unknownCommand(name, rest);
 }
 
 /** Words people use for a command that no spelling distance finds ("coffer history"). */
@@ -106,12 +107,19 @@ const OTHER_WORDS = new Map([
   ['balance', 'status'],
 ]);
 
-/** A command not known (run, or asked help for): the one most likely meant ("stauts", "pya") where one is close enough, else the whole usage; exit 2. */
-function unknownCommand(name: string): number {
-  // `coffer --data-dir DIR status`: an option before any command.
+/**
+ * A command not known (run, or asked help for): the one most likely meant ("stauts", "pya") where one
+ * is close enough, else the whole usage; exit 2. An option first (`coffer --data-dir DIR status`): the
+ * line as meant, where a command follows among `rest`, with that command's usage.
+ */
+function unknownCommand(name: string, rest: string[] = []): number {
   if (name.startsWith('-')) {
+    const args = [name, ...rest];
+    const at = args.findIndex((word) => NAMES.includes(word));
     console.error(
-      `coffer: a command comes first, then its options ("${name}" is an option): coffer <command> [options]\n\n${helpText(COMMANDS, version)}`,
+      at === -1
+        ? `coffer: a command comes first, then its options ("${name}" is an option): coffer <command> [options]; coffer help lists the commands`
+        : `coffer: a command comes first, then its options. Did you mean "coffer ${shellWords([args[at]!, ...args.slice(0, at), ...args.slice(at + 1)])}"?\n\n${synopsisOf(args[at]!)}`,
     );
     return 2;
   }
