@@ -583,9 +583,12 @@ describe("the owner's CLI", () => {
     const unchecked = await owner(['approve', linkUrl]);
     expect(unchecked.code).toBe(2);
     expect(unchecked.stdout).toContain(`code is ${code}`);
+    // The command that denies it, typed as it runs, this very link named.
+    const deny = shellCommand(['deny', linkUrl, '--data-dir', dataDir]);
+    expect(unchecked.stdout).toContain(`if not, ${deny}.\n`);
     const wrong = await owner(['approve', linkUrl, '--code', 'WRONG-CODE']);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/nothing was linked.*\(link_code_mismatch\)\n$/);
+    expect(wrong.stderr).toContain(`nothing was linked; ${deny} if you did not start it (link_code_mismatch)\n`);
     // An agent that exists already is not linked by a link (it makes a new one): said how it is.
     await owner(['deploy', 'existing-laptop']);
     const existing = await owner(['approve', linkUrl, '--code', code, '--agent', 'existing-laptop']);

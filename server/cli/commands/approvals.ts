@@ -122,7 +122,7 @@ export interface LinkChoices {
 export async function approve(args: { id: string; dataDir?: string; json?: boolean } & LinkChoices, out: Out = process.stdout) {
   const { api } = ownerClient(args.dataDir);
   const token = linkToken(args.id);
-  if (token !== null) return completeLink(api, token, args, out);
+  if (token !== null) return completeLink(api, token, { ...args, deny: ownerCommandLine(['deny', args.id], args.dataDir) }, out);
   const decided = await api.approve(args.id);
   if (args.json) return printJson(decided, out);
   const asked = `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request, beforeOf(decided), await endsZone(api, decided))}`;
@@ -137,13 +137,19 @@ export async function approve(args: { id: string; dataDir?: string; json?: boole
   return decided.status === 'approved' ? 0 : 1;
 }
 
-async function completeLink(api: CofferClient, token: string, args: { json?: boolean } & LinkChoices, out: Out): Promise<number> {
+/** A terminal's link request carried out, once its code is the one typed; `deny`, the command that refuses this request. */
+async function completeLink(
+  api: CofferClient,
+  token: string,
+  args: { json?: boolean; deny: string } & LinkChoices,
+  out: Out,
+): Promise<number> {
   const details = await api.linkDetails(token);
   // As on the dashboard's link page, the owner links a terminal only once its code is compared: a
   // URL sent by someone else would otherwise hand a new agent's key to their terminal.
   if (args.code === undefined) {
     out.write(
-      `This link request's code is ${details.code}. If its terminal shows the same, run again with --code ${details.code}; if not, coffer deny it.\n`,
+      `This link request's code is ${details.code}. If its terminal shows the same, run again with --code ${details.code}; if not, ${args.deny}.\n`,
     );
     return 2;
   }
@@ -151,7 +157,7 @@ async function completeLink(api: CofferClient, token: string, args: { json?: boo
     throw new CofferApiError(
       0,
       'link_code_mismatch',
-      `the code typed (${args.code}) is not this request's: nothing was linked; coffer deny it if you did not start it`,
+      `the code typed (${args.code}) is not this request's: nothing was linked; ${args.deny} if you did not start it`,
     );
   }
   const completed = await api.completeLink(token, {
