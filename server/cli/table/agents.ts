@@ -1,5 +1,5 @@
 // The commands that set and stop agents, the owner's settings, and the dashboard.
-import { defaultConfigPath, linkedHere } from '../../linked-agent/agent-config.js';
+import { defaultConfigPath } from '../../linked-agent/agent-config.js';
 import { defineCommand, UsageError } from '../command-line.js';
 import type { Actor } from '../who-acts.js';
 import { preferredRailOption } from './rail-option.js';
@@ -98,9 +98,11 @@ const stopOrResume = (name: 'kill' | 'resume', usage: string) =>
       if (extra !== undefined) throw new UsageError(`coffer ${name} takes one agent at a time (or --all), not also "${extra}"`, name);
       const target = { agentId, all: values.all ?? false, dataDir: values['data-dir'] };
       const commands = await agentCommands();
+      const { whoActs } = await import('../who-acts.js');
       // The owner (--data-dir, or a terminal no agent is linked in) names whom to resume, as for kill:
       // without a name a linked terminal's agent would ask the owner, through its key, to resume it.
-      const asOwner = target.dataDir !== undefined || (values.config === undefined && !linkedHere(defaultConfigPath()));
+      // Without an agent named, who acts reads no config (whoActs): this never fails on a damaged one.
+      const asOwner = whoActs({ config: values.config, dataDir: target.dataDir }).as === 'owner';
       if (name === 'resume' && agentId === undefined && !target.all && asOwner)
         throw new UsageError(
           'name the agent to resume, or --all: coffer resume <agent> as the owner (a linked terminal asks the owner with coffer resume alone)',
@@ -108,7 +110,6 @@ const stopOrResume = (name: 'kill' | 'resume', usage: string) =>
         );
       if (name === 'resume') return commands.resume(values.config ?? defaultConfigPath(), target);
       if (target.all) return commands.killAll(target);
-      const { whoActs } = await import('../who-acts.js');
       let actor: Actor;
       try {
         actor = whoActs({ config: values.config, dataDir: target.dataDir, agentId });
