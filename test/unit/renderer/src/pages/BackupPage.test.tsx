@@ -5,16 +5,7 @@ import { BackupPage } from '../../../../../renderer/src/pages/BackupPage.js';
 import { BackupBanner } from '../../../../../renderer/src/components/BackupBanner.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import type { BackupStatus } from '../../../../../server/wire/answers/backup.js';
-
-const status = (over: Partial<BackupStatus>): BackupStatus => ({
-  recoveryPhrase: 'not_confirmed',
-  confirmedAt: null,
-  lastFile: null,
-  schedule: null,
-  backedUp: false,
-  phraseRestores: true,
-  ...over,
-});
+import { backupStatusWith as status } from '../../../../fixtures/backup-status.js';
 const showing = (backup: BackupStatus) =>
   useDashboard.setState({
     client: {} as never,

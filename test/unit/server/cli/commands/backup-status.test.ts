@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backupStatusText } from '../../../../../server/cli/commands/backup-status.js';
-import type { BackupStatus } from '../../../../../server/wire/answers/backup.js';
-
-const file = { at: '2026-11-29T10:00:00.000Z', bytes: 4096, wallets: 5, walletsWithoutKey: [] };
-const status = (over: Partial<BackupStatus>): BackupStatus => ({
-  recoveryPhrase: 'not_confirmed',
-  confirmedAt: null,
-  lastFile: null,
-  schedule: null,
-  backedUp: false,
-  phraseRestores: true,
-  ...over,
-});
-const headingOf = (over: Partial<BackupStatus>) => backupStatusText(status(over)).split('\n')[0];
+import { BACKUP_FILE as file, backupStatusWith as status } from '../../../../fixtures/backup-status.js';
+const headingOf = (over: Parameters<typeof status>[0]) => backupStatusText(status(over)).split('\n')[0];
 
 describe("coffer backup's heading", () => {
   it('says every wallet is lost with the computer only where no backup of any kind exists', () => {
