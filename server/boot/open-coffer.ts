@@ -87,11 +87,11 @@ async function x402BuyerFor(
   const solNames = x402Networks(networkName);
   const solana = choice.kind === 'rpc' && solNames !== null && chain !== null ? { rpcUrl: choice.network.rpcUrl, chain } : null;
   if (solana === null && base === null) return null;
-  const { createX402Buyer } = await import('../x402/x402-buyer.js');
+  const { createX402Buyer } = await import('../x402/buyer/x402-buyer.js');
   const sol =
     solana === null || solNames === null
       ? null
-      : (await import('../x402/solana-payment.js')).solanaX402Payments({
+      : (await import('../x402/buyer/solana-payment.js')).solanaX402Payments({
           rpcUrl: solana.rpcUrl,
           vault,
           networks: solNames,
@@ -100,7 +100,7 @@ async function x402BuyerFor(
   const evm =
     base === null
       ? null
-      : (await import('../x402/base-payment.js')).baseX402Payments({
+      : (await import('../x402/buyer/base-payment.js')).baseX402Payments({
           chain: { chainId: base.chain.chainId, usdc: base.chain.usdc, domain: () => base.chain.domain() },
           signers: vault,
         });

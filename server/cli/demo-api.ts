@@ -6,10 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDemoApi } from '../demo-api/demo-api.js';
-import { openPaywallStore } from '../x402/paywall-store.js';
-import { cofferBaseTransferLookup, cofferTransferLookup, rpcBaseTransferLookup, rpcTransferLookup } from '../x402/transfer-lookups.js';
-import { facilitatorAt } from '../x402/paywall-x402.js';
-import { offersExactOn } from '../x402/facilitator-kinds.js';
+import { openPaywallStore } from '../x402/paywall/paywall-store.js';
+import {
+  cofferBaseTransferLookup,
+  cofferTransferLookup,
+  rpcBaseTransferLookup,
+  rpcTransferLookup,
+} from '../x402/paywall/transfer-lookups.js';
+import { facilitatorAt } from '../x402/paywall/paywall-x402.js';
+import { offersExactOn } from '../x402/paywall/facilitator-kinds.js';
 import { facilitatorUrlProblem } from '../wire/schemas.js';
 import { resolveServeConfig } from '../boot/serve-config.js';
 import { announceDemoApi } from '../boot/demo-api-presence.js';

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import { getAddress, type Address } from 'viem';
 import type { EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
 import { readCatalog } from '../store/catalog.js';
-import { createPaywall, paymentOf, type PaywallOptions } from '../x402/paywall.js';
+import { createPaywall, paymentOf, type PaywallOptions } from '../x402/paywall/paywall.js';
 import { formatUsdc } from '../wire/money.js';
 import { isTestMoney } from '../wire/network-words.js';
 import { quoteFor, weatherFor } from './demo-data.js';

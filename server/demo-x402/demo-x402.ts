@@ -14,7 +14,7 @@ import { announceDemoApi } from '../boot/demo-api-presence.js';
 import { closeServer, listenOnLoopback } from '../boot/loopback-server.js';
 import { keyClient } from '../client/coffer-client.js';
 import { readAgentConfig, writeAgentConfig } from '../linked-agent/agent-config.js';
-import { inProcessFacilitator } from '../x402/in-process-facilitator.js';
+import { inProcessFacilitator } from '../x402/paywall/in-process-facilitator.js';
 import { refuse, type DemoRefusal } from './demo-refusal.js';
 import { openDemoDir, type DemoDir } from './demo-dir.js';
 import { buyerWallet, evmBuyerWallet } from './buyer-wallet.js';

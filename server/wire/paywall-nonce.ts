@@ -1,6 +1,6 @@
 /**
  * A Coffer paywall's nonce as any holder reads it, without its key: the shape, and the terms it says.
- * Its terms are authenticated only by the paywall that issued it (server/x402/nonces.ts reads and
+ * Its terms are authenticated only by the paywall that issued it (server/x402/paywall/nonces.ts reads and
  * checks them); what is read here decides nothing but what a payer need not pay: a receipt for a
  * nonce past its end is refused by that paywall, so a payment for it would buy nothing. Pure and
  * browser-safe.
@@ -21,7 +21,7 @@ export const DEFAULT_TERMS_SECONDS = 300;
 export const isNonceShaped = (memo: string): boolean => memo.split('.').length === 6;
 
 /**
- * A Coffer paywall's nonce, as its issuer writes it (server/x402/nonces.ts): two times in base-36
+ * A Coffer paywall's nonce, as its issuer writes it (server/x402/paywall/nonces.ts): two times in base-36
  * milliseconds, the issued one first, the amount in micro-USDC, then base64url of 6, 9 and 16 bytes
  * (the route's digest, the random part, the MAC). Another seller's memo of six dot-separated fields
  * (`2026.11.28.1301.ab12.ff`) is none: its second field is no end of anything.

@@ -5,8 +5,8 @@ import { createPublicClient, getAddress, http, keccak256, stringToHex } from 'vi
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { createDemoApi, DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
-import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
-import { cofferBaseTransferLookup, cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall/paywall-store.js';
+import { cofferBaseTransferLookup, cofferTransferLookup } from '../../server/x402/paywall/transfer-lookups.js';
 import { close, listen } from '../helpers/http-server.js';
 import { deployAgent } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';

@@ -8,8 +8,8 @@ import { close, listen } from '../helpers/http-server.js';
 import { CLI } from '../helpers/serve-process.js';
 import { connectMcpHost, MCP_ERAS, type McpHost, type OpensUrl } from '../helpers/mcp-host.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
-import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
-import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall/paywall-store.js';
+import { cofferTransferLookup } from '../../server/x402/paywall/transfer-lookups.js';
 
 /**
  * Issue 29, point 1: a payment the agent's policy holds for the owner, through `coffer mcp`. A host

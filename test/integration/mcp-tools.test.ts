@@ -11,8 +11,8 @@ import { useCoffer } from '../helpers/server-fixture.js';
 import { close, listen } from '../helpers/http-server.js';
 import { CLI } from '../helpers/serve-process.js';
 import { createDemoApi, DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
-import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
-import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall/paywall-store.js';
+import { cofferTransferLookup } from '../../server/x402/paywall/transfer-lookups.js';
 import { connectMcpHost, MCP_ERAS, type McpEra, type McpHost, type ToolResult } from '../helpers/mcp-host.js';
 
 /** The MCP Inspector's command line (a dev dependency: the official tool a server's author checks it with). */

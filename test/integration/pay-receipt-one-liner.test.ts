@@ -16,8 +16,8 @@ import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { shellCommand } from '../../server/boot/cli-invocation.js';
 import { decodeReceipt, encodeReceipt, receiptProofMessage } from '../../server/wire/receipts.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
-import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
-import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall/paywall-store.js';
+import { cofferTransferLookup } from '../../server/x402/paywall/transfer-lookups.js';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
 
 /** `coffer` as the spawned command says it: the word where the one on PATH is this package, else node and the script. */

@@ -12,9 +12,9 @@ import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 import { address } from '@solana/kit';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { openPaywallStore } from '../../server/x402/paywall-store.js';
-import { createPaywall } from '../../server/x402/paywall.js';
-import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { openPaywallStore } from '../../server/x402/paywall/paywall-store.js';
+import { createPaywall } from '../../server/x402/paywall/paywall.js';
+import { rpcTransferLookup } from '../../server/x402/paywall/transfer-lookups.js';
 import { json } from '../helpers/serve-process.js';
 
 /**

@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
-import { evmFacilitatorSigner } from '../../server/x402/in-process-facilitator.js';
+import { evmFacilitatorSigner } from '../../server/x402/paywall/in-process-facilitator.js';
 import { EMBEDDED_EVM_CHAIN_ID } from '../../server/chain/evm/sim/chain.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { deployAgent, manualClock, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';

@@ -7,7 +7,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { DEVNET } from '../fixtures/x402-peers.js';
 import { memoryVault } from '../fixtures/core-engine.js';
-import { templatedExactScheme } from '../../server/x402/exact-template.js';
+import { templatedExactScheme } from '../../server/x402/buyer/exact-template.js';
 
 /**
  * The x402 exact transaction Coffer assembles from a template is the official package's, byte for

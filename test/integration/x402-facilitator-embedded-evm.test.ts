@@ -13,7 +13,7 @@ import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_VIEM_CHAIN } from '../../server/cha
 import { deployAgent, type TestCoffer } from '../helpers/coffer.js';
 import { acrossRestart } from '../helpers/restart.js';
 import { payUsdc } from '../helpers/pay.js';
-import { evmFacilitatorSigner } from '../../server/x402/in-process-facilitator.js';
+import { evmFacilitatorSigner } from '../../server/x402/paywall/in-process-facilitator.js';
 
 /**
  * Issue 49, point 3: the embedded EVM chain answers Ethereum JSON-RPC to the official x402

@@ -34,13 +34,13 @@ import { startBatcher, type X402Authorization } from '../fixtures/multicall3.js'
 import { answerOf, startFacilitator } from '../fixtures/x402-peers.js';
 import { BASE_SEPOLIA_X402, startEvmFacilitator, type TestEvmFacilitator } from '../fixtures/x402-evm-peers.js';
 import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
-import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
-import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
-import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { createPaywall, paymentOf } from '../../server/x402/paywall/paywall.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall/paywall-store.js';
+import { rpcTransferLookup } from '../../server/x402/paywall/transfer-lookups.js';
 import { evmTransferLookup, evmTransferLookupAt, type EvmTransferLookup } from '../../server/chain/evm/transfer-lookup.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { TRANSFER_AUTHORIZATION_TYPES } from '../../server/chain/evm/authorization.js';
-import { carriedAuthorization } from '../../server/x402/settled-on-chain.js';
+import { carriedAuthorization } from '../../server/x402/paywall/settled-on-chain.js';
 
 /**
  * Issue 50, point 3: Coffer's paywall takes x402 payments on Base beside Solana. Its 402 offers

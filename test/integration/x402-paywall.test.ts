@@ -20,12 +20,12 @@ import { TestCluster } from '../fixtures/test-cluster.js';
 import { usdcOn } from '../helpers/cluster-usdc.js';
 import { DEVNET, startFacilitator, type TestFacilitator } from '../fixtures/x402-peers.js';
 import { micro, deployAgent, startCoffer, type TestCoffer } from '../helpers/coffer.js';
-import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
-import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
-import { facilitatorAt, type Facilitator } from '../../server/x402/paywall-x402.js';
-import { UNANSWERED_KEPT_MS } from '../../server/x402/kept-answer.js';
-import { inProcessFacilitator } from '../../server/x402/in-process-facilitator.js';
-import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { createPaywall, paymentOf } from '../../server/x402/paywall/paywall.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall/paywall-store.js';
+import { facilitatorAt, type Facilitator } from '../../server/x402/paywall/paywall-x402.js';
+import { UNANSWERED_KEPT_MS } from '../../server/x402/paywall/kept-answer.js';
+import { inProcessFacilitator } from '../../server/x402/paywall/in-process-facilitator.js';
+import { rpcTransferLookup } from '../../server/x402/paywall/transfer-lookups.js';
 import { payingFetch } from '../../server/x402/paying-fetch/paying-fetch.js';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
 

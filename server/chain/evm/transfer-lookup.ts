@@ -1,6 +1,6 @@
 /**
  * Reading one USDC transfer off an EVM chain by its transaction's hash, keyless: what the Base rail's
- * Chain answers for it, and how a paid API verifies a Base receipt (server/x402/verify-receipt.ts).
+ * Chain answers for it, and how a paid API verifies a Base receipt (server/x402/paywall/verify-receipt.ts).
  * A Solana transfer carries its memo on chain; an EVM one cannot, so Coffer signs its EIP-3009
  * authorization with a nonce committing to its recipient and memo (authorization.ts), and the memo
  * found here is that nonce: the `AuthorizationUsed` log its payer's authorization left in the

@@ -338,7 +338,7 @@ export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: st
     exact += usdc.filter((offer) => offer.scheme === 'exact').length;
     // What a purchase would pay (the cheapest payable: x402-entry.ts), at a price the registry can list.
     const payableHere = usdc.filter((offer) => {
-      // In one spelling only (no leading zero), as a purchase reads it (server/x402/offer-terms.ts).
+      // In one spelling only (no leading zero), as a purchase reads it (server/x402/buyer/offer-terms.ts).
       const amount = offer.amount === null || !CANONICAL_AMOUNT.test(offer.amount) ? null : BigInt(offer.amount);
       const terms = { ...offer, amount, transferMethod: offer.transferMethod ?? undefined };
       // Not one the buyer would refuse to sign (asked as the list was read).

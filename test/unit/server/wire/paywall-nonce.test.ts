@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { coffersNonceRoute, coffersNonceTerms, isNonceShaped } from '../../../../server/wire/paywall-nonce.js';
-import { createNonces } from '../../../../server/x402/nonces.js';
+import { createNonces } from '../../../../server/x402/paywall/nonces.js';
 
 describe("a paywall's nonce read without its key", () => {
   it('says the end the paywall issued it with, as the paywall itself reads it', () => {

@@ -3,7 +3,7 @@ import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../..
 import { randomAddress } from '../../../../fixtures/memory-chain.js';
 import { expectCofferError } from '../../../../helpers/expect-error.js';
 import type { DeployBody } from '../../../../../server/wire/schemas.js';
-import { createNonces } from '../../../../../server/x402/nonces.js';
+import { createNonces } from '../../../../../server/x402/paywall/nonces.js';
 import { endedNonceRefusal } from '../../../../../server/core/payments/held.js';
 
 /**

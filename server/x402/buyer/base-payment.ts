@@ -12,16 +12,16 @@ import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactEvmSchemeV1 } from '@x402/evm/v1';
 import { getAddress, isAddress, isHex, type Address, type Hex, type LocalAccount } from 'viem';
-import { CofferError } from '../wire/errors.js';
-import type { X402Names, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
+import { CofferError } from '../../wire/errors.js';
+import type { X402Names, X402Offer, X402Requirement, X402Signed } from '../../core/ports/x402.js';
 import {
   encodeAuthorization,
   TRANSFER_AUTHORIZATION_TYPES,
   type SignedAuthorization,
   type TokenDomain,
-} from '../chain/evm/authorization.js';
-import type { EvmSigners } from '../chain/evm/signers.js';
-import { x402EvmNetworks } from '../chain/evm/networks.js';
+} from '../../chain/evm/authorization.js';
+import type { EvmSigners } from '../../chain/evm/signers.js';
+import { x402EvmNetworks } from '../../chain/evm/networks.js';
 import { chosenEntry } from './offer-terms.js';
 
 /**

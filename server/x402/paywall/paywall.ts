@@ -1,9 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { parseAmount } from '../wire/money.js';
-import { DEFAULT_TERMS_SECONDS } from '../wire/paywall-nonce.js';
-import type { Chain, TransferLookup } from '../core/ports/chain.js';
-import type { EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
-import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
+import { parseAmount } from '../../wire/money.js';
+import { DEFAULT_TERMS_SECONDS } from '../../wire/paywall-nonce.js';
+import type { Chain, TransferLookup } from '../../core/ports/chain.js';
+import type { EvmTransferLookup } from '../../chain/evm/transfer-lookup.js';
+import { paymentRequiredBody, type PaymentTerms } from '../payment-required.js';
 import type { PaywallStore } from './paywall-store.js';
 import { createNonces, type Nonces } from './nonces.js';
 import { verifyReceipt, type VerifiedPayment } from './verify-receipt.js';
@@ -15,8 +15,8 @@ import {
   type PaywallSolTerms,
   type PaywallX402,
 } from './paywall-x402.js';
-import { x402Networks } from '../chain/solana/networks.js';
-import { x402EvmNetworks } from '../chain/evm/networks.js';
+import { x402Networks } from '../../chain/solana/networks.js';
+import { x402EvmNetworks } from '../../chain/evm/networks.js';
 
 export interface PaywallOptions {
   /** The wallet that receives the payments (its USDC token account is credited). */

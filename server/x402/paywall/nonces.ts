@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { coffersNonceTerms } from '../wire/paywall-nonce.js';
+import { coffersNonceTerms } from '../../wire/paywall-nonce.js';
 
 /** What a nonce promises: this route, at this price, payable from `issuedAt` until `expiresAt`. */
 export interface NonceTerms {

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
 import type { PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
 import type { ExactSvmScheme } from '@x402/svm/exact/client';
-import type { SignBytes } from '../chain/solana/signers.js';
-import { addressToBytes } from '../chain/solana/address-memo.js';
-import { shortVec } from '../chain/solana/wire-transaction.js';
-import { MEMO_PROGRAM_ADDRESS } from '../chain/solana/usdc-transfer.js';
+import type { SignBytes } from '../../chain/solana/signers.js';
+import { addressToBytes } from '../../chain/solana/address-memo.js';
+import { shortVec } from '../../chain/solana/wire-transaction.js';
+import { MEMO_PROGRAM_ADDRESS } from '../../chain/solana/usdc-transfer.js';
 
 /**
  * The x402 `exact` transaction (v2) as `@x402/svm` builds it, assembled from a template the package

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UNANSWERED_KEPT_MS } from '../../../../server/x402/kept-answer.js';
-import { facilitatorFeePayer, facilitatorSettles, offersExactOn } from '../../../../server/x402/facilitator-kinds.js';
+import { UNANSWERED_KEPT_MS } from '../../../../../server/x402/paywall/kept-answer.js';
+import { facilitatorFeePayer, facilitatorSettles, offersExactOn } from '../../../../../server/x402/paywall/facilitator-kinds.js';
 
 const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 

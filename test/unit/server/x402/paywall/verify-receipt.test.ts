@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { address, generateKeyPairSigner, getBase58Decoder, signBytes, type KeyPairSigner } from '@solana/kit';
-import { encodeReceipt, receiptProofMessage } from '../../../../server/wire/receipts.js';
-import { usdcTokenAccount } from '../../../../server/chain/solana/usdc-transfer.js';
-import type { TransferFound, TransferLookup } from '../../../../server/core/ports/chain.js';
-import { openPaywallStore } from '../../../../server/x402/paywall-store.js';
-import { createNonces } from '../../../../server/x402/nonces.js';
-import { isNonceShaped } from '../../../../server/wire/paywall-nonce.js';
-import { verifyReceipt, type ReceiptContext } from '../../../../server/x402/verify-receipt.js';
+import { encodeReceipt, receiptProofMessage } from '../../../../../server/wire/receipts.js';
+import { usdcTokenAccount } from '../../../../../server/chain/solana/usdc-transfer.js';
+import type { TransferFound, TransferLookup } from '../../../../../server/core/ports/chain.js';
+import { openPaywallStore } from '../../../../../server/x402/paywall/paywall-store.js';
+import { createNonces } from '../../../../../server/x402/paywall/nonces.js';
+import { isNonceShaped } from '../../../../../server/wire/paywall-nonce.js';
+import { verifyReceipt, type ReceiptContext } from '../../../../../server/x402/paywall/verify-receipt.js';
 
 const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const TX = '5'.repeat(87);

@@ -20,8 +20,8 @@ import { getAddMemoInstruction } from '@solana-program/memo';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { randomBytes } from 'node:crypto';
-import { checkSignedTransaction } from '../../../../server/x402/solana-payment.js';
-import { MEMO_PROGRAM_ADDRESS } from '../../../../server/chain/solana/usdc-transfer.js';
+import { checkSignedTransaction } from '../../../../../server/x402/buyer/solana-payment.js';
+import { MEMO_PROGRAM_ADDRESS } from '../../../../../server/chain/solana/usdc-transfer.js';
 
 /**
  * What Coffer reads back before it hands an x402 payment header out: the seller's fee payer, one

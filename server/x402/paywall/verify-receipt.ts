@@ -7,16 +7,16 @@ import {
   receiptProofMessage,
   type BaseReceipt,
   type Receipt,
-} from '../wire/receipts.js';
-import { formatUsdc, tryParseUsdc } from '../wire/money.js';
-import type { Rail } from '../wire/rails.js';
-import type { TransferLookup } from '../core/ports/chain.js';
-import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
-import { authorizationNonce } from '../chain/evm/authorization.js';
-import type { TransferFound } from '../core/ports/chain.js';
+} from '../../wire/receipts.js';
+import { formatUsdc, tryParseUsdc } from '../../wire/money.js';
+import type { Rail } from '../../wire/rails.js';
+import type { TransferLookup } from '../../core/ports/chain.js';
+import { usdcTokenAccount } from '../../chain/solana/usdc-transfer.js';
+import { authorizationNonce } from '../../chain/evm/authorization.js';
+import type { TransferFound } from '../../core/ports/chain.js';
 import type { PaywallStore } from './paywall-store.js';
 import type { NonceReading, Nonces } from './nonces.js';
-import { isNonceShaped } from '../wire/paywall-nonce.js';
+import { isNonceShaped } from '../../wire/paywall-nonce.js';
 
 export interface VerifiedPayment {
   /** The chain that paid: Solana, or the Base rail's EVM chain. */

@@ -1,19 +1,19 @@
 import bs58 from 'bs58';
 import { address } from '@solana/kit';
-import { clusterRpc } from '../chain/solana/cluster/cluster-rpc.js';
+import { clusterRpc } from '../../chain/solana/cluster/cluster-rpc.js';
 import { TOKEN_PROGRAM_ADDRESS, TRANSFER_CHECKED_DISCRIMINATOR } from '@solana-program/token';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { SchemeNetworkClient } from '@x402/core/types';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { ExactSvmSchemeV1 } from '@x402/svm/v1';
-import { CofferError } from '../wire/errors.js';
-import type { X402Names, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
-import type { WalletSigners } from '../chain/solana/signers.js';
-import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
-import type { Lifetime } from '../chain/solana/cluster/recent-blockhash.js';
+import { CofferError } from '../../wire/errors.js';
+import type { X402Names, X402Offer, X402Requirement, X402Signed } from '../../core/ports/x402.js';
+import type { WalletSigners } from '../../chain/solana/signers.js';
+import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../../chain/solana/usdc-transfer.js';
+import type { Lifetime } from '../../chain/solana/cluster/recent-blockhash.js';
 import { templatedExactScheme } from './exact-template.js';
 import { chosenEntry } from './offer-terms.js';
-import { instructionsOf, readWireTransaction, type WireInstruction, type WireTransaction } from '../chain/solana/wire-transaction.js';
+import { instructionsOf, readWireTransaction, type WireInstruction, type WireTransaction } from '../../chain/solana/wire-transaction.js';
 
 const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 /** Lighthouse assertions, which some wallets append; they move nothing. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FacilitatorClient } from '@x402/core/server';
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements } from '@x402/core/types';
-import { PendingSettlements, verifiedAndSettled } from '../../../../server/x402/x402-settlement.js';
+import { PendingSettlements, verifiedAndSettled } from '../../../../../server/x402/paywall/x402-settlement.js';
 
 /**
  * A facilitator at a URL (the edge of the world) whose settlement stays pending while its chain has

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { getAddress } from 'viem';
-import type { TransferFound, TransferLookup } from '../core/ports/chain.js';
-import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/solana/networks.js';
-import { RpcChain, readGenesisHash } from '../chain/solana/cluster/chain.js';
-import { evmTransferLookup, evmTransferLookupAt } from '../chain/evm/transfer-lookup.js';
-import { baseNetworkOf } from '../chain/evm/networks.js';
-import { rpcTransport } from '../chain/evm/rpc.js';
-import { rpcOrigin } from '../chain/evm/node-errors.js';
+import type { TransferFound, TransferLookup } from '../../core/ports/chain.js';
+import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../../chain/solana/networks.js';
+import { RpcChain, readGenesisHash } from '../../chain/solana/cluster/chain.js';
+import { evmTransferLookup, evmTransferLookupAt } from '../../chain/evm/transfer-lookup.js';
+import { baseNetworkOf } from '../../chain/evm/networks.js';
+import { rpcTransport } from '../../chain/evm/rpc.js';
+import { rpcOrigin } from '../../chain/evm/node-errors.js';
 
 const healthSchema = z.object({
   network: z.string(),

@@ -1,4 +1,4 @@
-import { openConnection } from '../store/sqlite-driver.js';
+import { openConnection } from '../../store/sqlite-driver.js';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openConnection } from '../../../../server/store/sqlite-driver.js';
-import { openPaywallStore } from '../../../../server/x402/paywall-store.js';
+import { openConnection } from '../../../../../server/store/sqlite-driver.js';
+import { openPaywallStore } from '../../../../../server/x402/paywall/paywall-store.js';
 
 const payment = { nonce: 'n1', digest: 'digest-1', payer: 'p', nonceExpiresAt: 300_000 };
 const remembered = (fields: Record<string, unknown>) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toRequirement } from '../../../../server/x402/offer-terms.js';
+import { toRequirement } from '../../../../../server/x402/buyer/offer-terms.js';
 
 /** An accepts entry as a seller writes it, its amount as given. */
 const entry = (amount: string, field: 'amount' | 'maxAmountRequired' = 'amount') => ({

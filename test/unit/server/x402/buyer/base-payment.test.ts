@@ -8,17 +8,17 @@ import {
   guardedSigner,
   MAX_X402_AUTHORIZATION_SECONDS,
   readBackAuthorization,
-} from '../../../../server/x402/base-payment.js';
-import { toRequirement } from '../../../../server/x402/offer-terms.js';
+} from '../../../../../server/x402/buyer/base-payment.js';
+import { toRequirement } from '../../../../../server/x402/buyer/offer-terms.js';
 import {
   decodeAuthorization,
   isSignedByPayer,
   TRANSFER_AUTHORIZATION_TYPES,
   type TokenDomain,
-} from '../../../../server/chain/evm/authorization.js';
-import type { EvmSigners } from '../../../../server/chain/evm/signers.js';
-import type { X402Offer } from '../../../../server/core/ports/x402.js';
-import { expectCofferError } from '../../../helpers/expect-error.js';
+} from '../../../../../server/chain/evm/authorization.js';
+import type { EvmSigners } from '../../../../../server/chain/evm/signers.js';
+import type { X402Offer } from '../../../../../server/core/ports/x402.js';
+import { expectCofferError } from '../../../../helpers/expect-error.js';
 
 /**
  * Issue 50, point 1: what Coffer signs for an x402 offer on Base, signed by the official `@x402/evm`

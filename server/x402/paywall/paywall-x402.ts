@@ -4,28 +4,19 @@ import { parsePaymentPayload } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { Address, Hash } from 'viem';
-import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
-import {
-  adoptFormerDigest,
-  baseSettling,
-  carriedAuthorization,
-  ChainSearches,
-  claimOf,
-  formerClaimOf,
-  paidBefore,
-  presentedUnderAnotherNonce,
-  solanaSettling,
-  type Settling,
-} from './settled-on-chain.js';
-import type { Chain, TransferFound } from '../core/ports/chain.js';
-import type { PaymentTerms } from './payment-required.js';
+import type { CarriedAuthorization } from '../../chain/evm/transfer-lookup.js';
+import { baseSettling, carriedAuthorization, paidBefore, solanaSettling, type Settling } from './settled-on-chain.js';
+import { adoptFormerDigest, claimOf, formerClaimOf, presentedUnderAnotherNonce } from './payment-claims.js';
+import { ChainSearches } from './chain-searches.js';
+import type { Chain, TransferFound } from '../../core/ports/chain.js';
+import type { PaymentTerms } from '../payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
 import type { VerifiedPayment } from './verify-receipt.js';
-import type { Rail } from '../wire/rails.js';
+import type { Rail } from '../../wire/rails.js';
 import { facilitatorFeePayer, facilitatorSettles } from './facilitator-kinds.js';
 import { keptAnswer, sayingOnce } from './kept-answer.js';
-import { readWireTransaction } from '../chain/solana/wire-transaction.js';
+import { readWireTransaction } from '../../chain/solana/wire-transaction.js';
 import { refuse, type X402Refusal } from './x402-refusal.js';
 import {
   evmV1Requirements,

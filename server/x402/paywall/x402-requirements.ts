@@ -1,6 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
-import type { PaymentTerms } from './payment-required.js';
+import type { PaymentTerms } from '../payment-required.js';
 
 /** Who an x402 payment pays, in which token, on the network as x402 names it (v1 and v2). */
 export interface X402Seller {

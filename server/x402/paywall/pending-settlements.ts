@@ -5,7 +5,7 @@
  * facilitator named for it, and when a settlement of it began that the facilitator never answered.
  * In the paywall's own SQLite file (paywall-store.ts), so a restarted paywall can settle it.
  */
-import type { SqliteDatabase } from '../store/sqlite-driver.js';
+import type { SqliteDatabase } from '../../store/sqlite-driver.js';
 
 export interface PendingSettlement {
   /** The paywall's nonce (extra.memo), or `v1:<digest>` for a v1 payment. */

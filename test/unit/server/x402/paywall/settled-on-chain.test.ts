@@ -3,20 +3,17 @@ import type { PaymentPayload } from '@x402/core/types';
 import { createHash, randomBytes } from 'node:crypto';
 import { getAddress, serializeErc6492Signature } from 'viem';
 import {
-  adoptFormerDigest,
   baseSettling,
   carriedAuthorization,
-  ChainSearches,
-  claimOf,
   NODE_CATCH_UP_MS,
   paidBefore,
-  presentedUnderAnotherNonce,
-  SEARCHES_IN_A_SECOND,
   solanaSettling,
-} from '../../../../server/x402/settled-on-chain.js';
-import { openPaywallStore, type PaywallStore } from '../../../../server/x402/paywall-store.js';
-import type { CarriedAuthorization } from '../../../../server/chain/evm/transfer-lookup.js';
-import type { PayerSignedFate, PayerSignedTransfer, TransferFound } from '../../../../server/core/ports/chain.js';
+} from '../../../../../server/x402/paywall/settled-on-chain.js';
+import { adoptFormerDigest, claimOf, presentedUnderAnotherNonce } from '../../../../../server/x402/paywall/payment-claims.js';
+import { ChainSearches, SEARCHES_IN_A_SECOND } from '../../../../../server/x402/paywall/chain-searches.js';
+import { openPaywallStore, type PaywallStore } from '../../../../../server/x402/paywall/paywall-store.js';
+import type { CarriedAuthorization } from '../../../../../server/chain/evm/transfer-lookup.js';
+import type { PayerSignedFate, PayerSignedTransfer, TransferFound } from '../../../../../server/core/ports/chain.js';
 import {
   address,
   appendTransactionMessageInstructions,
@@ -34,7 +31,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit';
 import { getAddMemoInstruction } from '@solana-program/memo';
-import { usdcTokenAccount } from '../../../../server/chain/solana/usdc-transfer.js';
+import { usdcTokenAccount } from '../../../../../server/chain/solana/usdc-transfer.js';
 
 const SELLER = getAddress('0x00000000000000000000000000000000000000aa');
 const PAYER = getAddress('0x00000000000000000000000000000000000000bb');

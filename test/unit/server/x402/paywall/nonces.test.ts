@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createNonces } from '../../../../server/x402/nonces.js';
+import { createNonces } from '../../../../../server/x402/paywall/nonces.js';
 
 const key = new Uint8Array(32).fill(7);
 const terms = { resource: 'GET /weather', amount: 10_000n, issuedAt: 1_700_000_000_000, expiresAt: 1_700_000_300_000 };

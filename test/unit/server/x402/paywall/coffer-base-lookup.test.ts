@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cofferBaseTransferLookup } from '../../../../server/x402/transfer-lookups.js';
-import { evmTransferLookup } from '../../../../server/chain/evm/transfer-lookup.js';
-import { rpcTransport } from '../../../../server/chain/evm/rpc.js';
+import { cofferBaseTransferLookup } from '../../../../../server/x402/paywall/transfer-lookups.js';
+import { evmTransferLookup } from '../../../../../server/chain/evm/transfer-lookup.js';
+import { rpcTransport } from '../../../../../server/chain/evm/rpc.js';
 
 /** A Coffer's health with a Base rail, and its /evm-rpc answering `evmRpcStatus`. */
 async function cofferAnswering(evmRpcStatus: number): Promise<{ url: string; server: Server }> {

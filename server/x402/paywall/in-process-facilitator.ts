@@ -7,8 +7,8 @@ import { toFacilitatorSvmSigner } from '@x402/svm';
 import { registerExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { x402Networks } from '../chain/solana/networks.js';
-import { x402EvmNetworks } from '../chain/evm/networks.js';
+import { x402Networks } from '../../chain/solana/networks.js';
+import { x402EvmNetworks } from '../../chain/evm/networks.js';
 import type { Facilitator } from './paywall-x402.js';
 
 /** The facilitator's account on an EVM chain: it sends each authorization and pays its gas. */

@@ -1,12 +1,12 @@
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { parsePaymentRequired } from '@x402/core/schemas';
-import { onePaymentRequired } from './payment-required.js';
-import { CofferError } from '../wire/errors.js';
-import type { X402Buyer, X402Names, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
-import type { Rail } from '../wire/rails.js';
-import { railName } from '../wire/rail-words.js';
-import type { WalletSigners } from '../chain/solana/signers.js';
-import type { EvmSigners } from '../chain/evm/signers.js';
+import { onePaymentRequired } from '../payment-required.js';
+import { CofferError } from '../../wire/errors.js';
+import type { X402Buyer, X402Names, X402Offer, X402Requirement, X402Signed } from '../../core/ports/x402.js';
+import type { Rail } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
+import type { WalletSigners } from '../../chain/solana/signers.js';
+import type { EvmSigners } from '../../chain/evm/signers.js';
 import { readSignIn, signIn } from './sign-in.js';
 import { toRequirement } from './offer-terms.js';
 

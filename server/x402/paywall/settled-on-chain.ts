@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { PaymentPayload } from '@x402/core/types';
 import { getAddress, isAddress, type Address } from 'viem';
-import type { CarriedAuthorization, EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
-import type { Chain, TransferFound } from '../core/ports/chain.js';
+import type { CarriedAuthorization, EvmTransferLookup } from '../../chain/evm/transfer-lookup.js';
+import type { Chain, TransferFound } from '../../core/ports/chain.js';
 import type { PaywallStore } from './paywall-store.js';
+import { claimOf, type PaymentDigests } from './payment-claims.js';
+import type { ChainSearches } from './chain-searches.js';
 import { address, getBase58Decoder, getBase64Encoder, getTransactionDecoder, type Address as SolanaAddress } from '@solana/kit';
-import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
-import { readWireTransaction } from '../chain/solana/wire-transaction.js';
+import { usdcTokenAccount } from '../../chain/solana/usdc-transfer.js';
+import { readWireTransaction } from '../../chain/solana/wire-transaction.js';
 
 /** A payment's settlement as the chain may show it, for verifiedAndSettled (x402-settlement.ts). */
 export interface PaidBefore {
@@ -79,20 +81,7 @@ function messageOf(transaction: string): string | null {
 }
 
 /** What a payment on a rail is, and how the chain shows it paid this route in a transaction. */
-export interface Settling {
-  /**
-   * The payment, whatever shape it is presented in: an EIP-3009 authorization's fields (USDC runs one
-   * authorization of a payer's nonce once, however its signature is spelled), a Solana transaction's
-   * message (the one transaction, whatever bytes the signature slots its facilitator fills hold).
-   * The one remembered, not another under its nonce.
-   */
-  digest: string;
-  /**
-   * The digest a paywall before 2026-11-28 gave the same payment (an authorization's signature with
-   * its fields), or before 2026-11-30 on Solana (the whole wire transaction), where it differs: what
-   * such a paywall remembered is taken over (adoptFormerDigest).
-   */
-  formerDigest: string | null;
+export interface Settling extends PaymentDigests {
   /** Who pays, where the payment itself says (an EIP-3009 authorization's payer); else the facilitator's word. */
   payer: string | null;
   /**
@@ -221,37 +210,6 @@ export function solanaSettling(
  */
 export const NODE_CATCH_UP_MS = 5 * 60_000;
 
-/**
- * How soon the chain is searched again for one payment's settlement: a search on Solana reads up to
- * 1,000 transactions. Within `payingFetch`'s retries (0.5, 1, 2 and 4 s apart).
- */
-const SEARCH_AGAIN_MS = 1_000;
-
-/**
- * How many searches a paywall runs within SEARCH_AGAIN_MS at most, all payments together: a buyer can
- * leave many settlements unanswered at little cost (payments verified together, spending one
- * balance: all but one fail at their send, naming nothing sent).
- */
-export const SEARCHES_IN_A_SECOND = 2;
-
-/**
- * When a paywall last searched the chain for each payment's settlement (by its nonce, in memory):
- * once in SEARCH_AGAIN_MS at most for one payment, and SEARCHES_IN_A_SECOND for all, so payments
- * presented again and again (their settlements made to fail unanswered by their own payer) cannot
- * make the seller's node read a payer's history for each.
- */
-export class ChainSearches {
-  private readonly last = new Map<string, number>();
-
-  /** Whether a search for the payment under `nonce` may run now; if so, it counts as run. */
-  mayRun(nonce: string, now: number): boolean {
-    for (const [key, at] of this.last) if (now - at >= SEARCH_AGAIN_MS) this.last.delete(key);
-    if (this.last.has(nonce) || this.last.size >= SEARCHES_IN_A_SECOND) return false;
-    this.last.set(nonce, now);
-    return true;
-  }
-}
-
 /** A lifetime that never ends, where the transaction's own (its last valid block height) is not known. */
 const NO_END = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -264,59 +222,6 @@ function signatureOf(wire: string, signer: string): string | null {
     return null;
   }
 }
-
-/**
- * What a payment is claimed and remembered under: the paywall's nonce it spends (v2), or, for a v1
- * payment, which names none, `v1:` and its digest; '' where it is no payment of the route's terms.
- */
-export const claimOf = (nonce: string, settling: Pick<Settling, 'digest'> | null): string =>
-  nonce !== '' ? nonce : settling === null ? '' : `v1:${settling.digest}`;
-
-/**
- * The claim a paywall before its digest changed gave this payment, where it differs: a v1 payment's,
- * which is its digest (a v2 payment's is the nonce it names, the same). Accepted under it, the payment
- * is used (paywall-x402.ts), as under today's.
- */
-export function formerClaimOf(claim: string, settling: Settling | null): string | null {
-  if (settling === null || settling.formerDigest === null || !claim.startsWith('v1:')) return null;
-  return claimOf('', { digest: settling.formerDigest });
-}
-
-/**
- * What a paywall before its digest changed (2026-11-28 on Base, 2026-11-30 on Solana) remembered of
- * this payment under the digest it gave it then (and a v1 payment's claim with it), taken over under
- * today's: a payment whose settlement was left pending across the upgrade is still settled where it
- * ran. Such rows live a day at most (pruned).
- */
-export function adoptFormerDigest(
-  store: Pick<PaywallStore, 'pendingSettlement' | 'settlementDigestChanged'>,
-  claim: string,
-  settling: Settling | null,
-): void {
-  if (settling === null || settling.formerDigest === null) return;
-  const formerClaim = formerClaimOf(claim, settling) ?? claim;
-  // Read first: each payment presented passes here, and a write would take the store's lock
-  // (which paywalls sharing the file take turns at) for a row that is almost never there.
-  if (store.pendingSettlement(formerClaim)?.digest !== settling.formerDigest) return;
-  store.settlementDigestChanged({ nonce: formerClaim, digest: settling.formerDigest }, { nonce: claim, digest: settling.digest });
-}
-
-/**
- * Whether this very payment (`settling`'s digest) is remembered under another claim than `claim`
- * (claimOf: another of the paywall's nonces, or as v1). Its settlement began there, and the
- * facilitator resumes a settlement it sent by the payment's signature alone (an EVM payment's
- * authorization carries no nonce of the paywall's, and where a chain's pending transactions are
- * public, whoever read it in flight could present it under a fresh nonce, or as v1).
- */
-export const presentedUnderAnotherNonce = (
-  store: Pick<PaywallStore, 'settlingUnderAnotherNonce'>,
-  claim: string,
-  settling: Settling | null,
-): boolean =>
-  settling !== null &&
-  (store.settlingUnderAnotherNonce(claim, settling.digest) ||
-    // Remembered under its former digest (before the upgrade), under another claim than its own then.
-    (settling.formerDigest !== null && store.settlingUnderAnotherNonce(formerClaimOf(claim, settling) ?? claim, settling.formerDigest)));
 
 /**
  * A v2 payment whose settlement the facilitator left pending (503), presented again: the facilitator

@@ -5,12 +5,12 @@ import {
   SIGN_IN_WITH_X,
   type SIWxExtension,
 } from '@x402/extensions/sign-in-with-x';
-import { CofferError } from '../wire/errors.js';
+import { CofferError } from '../../wire/errors.js';
 import type { PaymentRequired } from '@x402/core/types';
-import type { X402Offer, X402SignInChallenge } from '../core/ports/x402.js';
-import type { WalletSigners } from '../chain/solana/signers.js';
-import type { EvmSigners } from '../chain/evm/signers.js';
-import type { Rail } from '../wire/rails.js';
+import type { X402Offer, X402SignInChallenge } from '../../core/ports/x402.js';
+import type { WalletSigners } from '../../chain/solana/signers.js';
+import type { EvmSigners } from '../../chain/evm/signers.js';
+import type { Rail } from '../../wire/rails.js';
 
 /** The offer's `sign-in-with-x` extension as the seller wrote it, if it has one with the fields a proof needs. */
 function extensionOf(offer: X402Offer): SIWxExtension | null {

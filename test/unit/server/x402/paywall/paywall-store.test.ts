@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openConnection } from '../../../../server/store/sqlite-driver.js';
+import { openConnection } from '../../../../../server/store/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
-import { openPaywallStore } from '../../../../server/x402/paywall-store.js';
+import { openPaywallStore } from '../../../../../server/x402/paywall/paywall-store.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const accepted = (txSignature: string, nonce: string, acceptedAt = 1, nonceExpiresAt = 300_000) => ({

@@ -3,7 +3,7 @@
  * loosely, whatever its version, and the entry a chosen requirement came from, for the package to sign.
  */
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import type { X402Offer, X402Requirement } from '../core/ports/x402.js';
+import type { X402Offer, X402Requirement } from '../../core/ports/x402.js';
 
 /** An accepts entry (v1: `maxAmountRequired`; v2: `amount`) in Coffer's terms. */
 export function toRequirement(entry: unknown): X402Requirement {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ANSWER_WAIT_MS, KEPT_MS, UNANSWERED_KEPT_MS, keptAnswer } from '../../../../server/x402/kept-answer.js';
+import { ANSWER_WAIT_MS, KEPT_MS, UNANSWERED_KEPT_MS, keptAnswer } from '../../../../../server/x402/paywall/kept-answer.js';
 
 /** A party whose answers come when the test says: each question waits for `answerNext`. */
 function slowParty<T>() {

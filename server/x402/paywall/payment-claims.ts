@@ -1,0 +1,77 @@
+/**
+ * What a paywall claims an x402 payment under, once: the paywall's nonce it spends, or a v1 payment's
+ * digest; the claim a paywall gave it before its digest changed; and whether the same payment is
+ * already remembered under another claim (a replay under a fresh nonce). Paywall-x402.ts asks these
+ * before it settles a payment; settled-on-chain.ts remembers the settlement under the claim.
+ */
+import type { PaywallStore } from './paywall-store.js';
+
+/** A payment as a paywall remembers it: its digest today, and the one a paywall before gave it. */
+export interface PaymentDigests {
+  /**
+   * The payment, whatever shape it is presented in: an EIP-3009 authorization's fields (USDC runs one
+   * authorization of a payer's nonce once, however its signature is spelled), a Solana transaction's
+   * message (the one transaction, whatever bytes the signature slots its facilitator fills hold).
+   * The one remembered, not another under its nonce.
+   */
+  digest: string;
+  /**
+   * The digest a paywall before 2026-11-28 gave the same payment (an authorization's signature with
+   * its fields), or before 2026-11-30 on Solana (the whole wire transaction), where it differs: what
+   * such a paywall remembered is taken over (adoptFormerDigest).
+   */
+  formerDigest: string | null;
+}
+
+/**
+ * What a payment is claimed and remembered under: the paywall's nonce it spends (v2), or, for a v1
+ * payment, which names none, `v1:` and its digest; '' where it is no payment of the route's terms.
+ */
+export const claimOf = (nonce: string, settling: Pick<PaymentDigests, 'digest'> | null): string =>
+  nonce !== '' ? nonce : settling === null ? '' : `v1:${settling.digest}`;
+
+/**
+ * The claim a paywall before its digest changed gave this payment, where it differs: a v1 payment's,
+ * which is its digest (a v2 payment's is the nonce it names, the same). Accepted under it, the payment
+ * is used (paywall-x402.ts), as under today's.
+ */
+export function formerClaimOf(claim: string, settling: PaymentDigests | null): string | null {
+  if (settling === null || settling.formerDigest === null || !claim.startsWith('v1:')) return null;
+  return claimOf('', { digest: settling.formerDigest });
+}
+
+/**
+ * What a paywall before its digest changed (2026-11-28 on Base, 2026-11-30 on Solana) remembered of
+ * this payment under the digest it gave it then (and a v1 payment's claim with it), taken over under
+ * today's: a payment whose settlement was left pending across the upgrade is still settled where it
+ * ran. Such rows live a day at most (pruned).
+ */
+export function adoptFormerDigest(
+  store: Pick<PaywallStore, 'pendingSettlement' | 'settlementDigestChanged'>,
+  claim: string,
+  settling: PaymentDigests | null,
+): void {
+  if (settling === null || settling.formerDigest === null) return;
+  const formerClaim = formerClaimOf(claim, settling) ?? claim;
+  // Read first: each payment presented passes here, and a write would take the store's lock
+  // (which paywalls sharing the file take turns at) for a row that is almost never there.
+  if (store.pendingSettlement(formerClaim)?.digest !== settling.formerDigest) return;
+  store.settlementDigestChanged({ nonce: formerClaim, digest: settling.formerDigest }, { nonce: claim, digest: settling.digest });
+}
+
+/**
+ * Whether this very payment (`settling`'s digest) is remembered under another claim than `claim`
+ * (claimOf: another of the paywall's nonces, or as v1). Its settlement began there, and the
+ * facilitator resumes a settlement it sent by the payment's signature alone (an EVM payment's
+ * authorization carries no nonce of the paywall's, and where a chain's pending transactions are
+ * public, whoever read it in flight could present it under a fresh nonce, or as v1).
+ */
+export const presentedUnderAnotherNonce = (
+  store: Pick<PaywallStore, 'settlingUnderAnotherNonce'>,
+  claim: string,
+  settling: PaymentDigests | null,
+): boolean =>
+  settling !== null &&
+  (store.settlingUnderAnotherNonce(claim, settling.digest) ||
+    // Remembered under its former digest (before the upgrade), under another claim than its own then.
+    (settling.formerDigest !== null && store.settlingUnderAnotherNonce(formerClaimOf(claim, settling) ?? claim, settling.formerDigest)));
