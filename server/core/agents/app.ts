@@ -1,7 +1,7 @@
 /**
  * Agents: what the owner does with the agents they run. Read this first; each handler's rule lives in
  * the file it names: deploy.ts (a wallet, a policy, an API key), keys.ts (a new key, the MCP config),
- * brake.ts (the kill switch, for one agent or all), rename.ts, archive.ts (stopped for good),
+ * kill-switch.ts (one agent stopped or resumed, or all), rename.ts, archive.ts (stopped for good),
  * agent-list.ts (agents with their balances and spending), dashboard.ts (the owner's overview) and
  * link-sessions.ts (a terminal asking to be linked to a new agent).
  */
@@ -12,7 +12,7 @@ import { ownerResult } from '../outcome.js';
 import type { DeployBody, LinkCompleteBody } from '../../wire/schemas.js';
 import { deployAgent } from './deploy.js';
 import { agentBalance, agentsAtRest, listAgents } from './agent-list.js';
-import { killAgent, killAll, resumeAgent, resumeAll } from './brake.js';
+import { killAgent, killAll, resumeAgent, resumeAll } from './kill-switch.js';
 import { archiveAgent } from './archive.js';
 import { renameAgent } from './rename.js';
 import { issueAgentKey, replaceAgentKey } from './keys.js';

@@ -136,7 +136,7 @@ export async function payHeld(
   }
   const agent = getAgentOrThrow(ctx, held.owner, held.agentId);
   // An x402 purchase is paid with the seller's terms as they stand when the agent comes back with this
-  // approval (x402-pay.ts approvedHold): the yes is recorded, the hold stays until then.
+  // approval (x402-pay.ts underApproval): the yes is recorded, the hold stays until then.
   if (held.protocol === 'x402') {
     return {
       paymentId: held.id,

@@ -5,7 +5,7 @@
  * what was told and acts. Nothing here may undo or fail a payment: the money has moved.
  */
 import type { EngineContext } from '../context.js';
-import { stopInWrite } from '../agents/brake.js';
+import { stopInWrite } from '../agents/kill-switch.js';
 import { type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import { inScope } from '../../wire/policy/budget.js';
 import {

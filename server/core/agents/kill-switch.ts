@@ -1,3 +1,9 @@
+/**
+ * The kill switch: one agent, or all, stopped and resumed (the tray's, the dashboard's, `coffer kill`
+ * and `coffer resume`), and the one place any stop is carried out (stopInWrite), which the breaker
+ * (policy/spending-watch.ts tripBreaker) calls too. A stopped agent's payments are refused at every
+ * door (agent-lookup.ts) and again in the reservation.
+ */
 import { refuse } from '../../wire/errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from '../auth.js';
 import { audit, type EngineContext } from '../context.js';
