@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SCHEMA } from './schema.js';
+import { SCHEMA } from './migrations/0001-schema.js';
 import { upgradeToSmallLedger } from './migrations/0002-small-ledger.js';
 import { writeTransfersOnce } from './migrations/0003-transfers-written-once.js';
 import { indexTransactionsBySlot } from './migrations/0004-sim-blocks.js';
@@ -15,10 +15,12 @@ import { indexHeldPayments } from './migrations/0013-held-payments.js';
 import { addDeployKeys } from './migrations/0014-deploy-keys.js';
 
 /**
- * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
- * 1). Append only: a released migration is never edited; a change is a new entry, in its own file
- * under migrations/ (a table rebuilt when SQLite cannot alter it in place). Each runs in one write
- * transaction; one that frees much of the file (`vacuum`) is followed by a VACUUM, once.
+ * Versioned schema migrations, from the schema as it stood at the first release
+ * (migrations/0001-schema.ts, version 1); the schema as it stands after them all is
+ * current-schema.sql. Append only: a released migration is never edited; a change is a new entry, in
+ * its own file under migrations/ (a table rebuilt when SQLite cannot alter it in place), and
+ * current-schema.sql written again (its test says how). Each runs in one write transaction; one that
+ * frees much of the file (`vacuum`) is followed by a VACUUM, once.
  */
 export interface Migration {
   version: number;

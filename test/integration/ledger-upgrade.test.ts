@@ -61,7 +61,7 @@ function toSchema2(db: SqliteDatabase): void {
   db.pragma('foreign_keys = ON');
 }
 
-/** The embedded chain's tables as schema 1 made them (server/store/schema.ts). */
+/** The embedded chain's tables as schema 1 made them (server/store/migrations/0001-schema.ts). */
 const SCHEMA_1_SIM_TABLES = `
   CREATE TABLE sim_transactions (
     signature TEXT PRIMARY KEY, wire TEXT NOT NULL, slot INTEGER NOT NULL, block_time INTEGER NOT NULL,

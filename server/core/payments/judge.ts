@@ -142,7 +142,7 @@ function judgePolicy(
   const now = ctx.clock.now();
   // What the agent spent is never summed from its history here: the ledger keeps the figures in the
   // same write as each payment's insert, settlement and refund (the payments_spend_* triggers and
-  // agent_spend_* tables in server/store/schema.ts).
+  // agent_spend_* tables in server/store/current-schema.sql).
   const policy = ctx.store.getPolicy(owner, agentId);
   const ask = budgetedOf(asked);
   const spentInWindow = ctx.store.spentSince(owner, agentId, dailyWindow(now).after);

@@ -1,8 +1,9 @@
 /**
- * The ledger's schema as it stands (schema 1): every table, index and trigger of `coffer.db`, by
- * aggregate. Money columns are INTEGER micro-USDC; times INTEGER epoch milliseconds; a
+ * The ledger's schema at its first release (schema 1): every table, index and trigger of `coffer.db`
+ * then, by aggregate. Money columns are INTEGER micro-USDC; times INTEGER epoch milliseconds; a
  * `last_valid_block_height` is TEXT (a u64). Tables are STRICT. A change after a release is a new
- * migration in migrations.ts, never an edit here.
+ * migration in migrations.ts, never an edit here. The schema as it stands after every migration, the
+ * one to read: server/store/current-schema.sql.
  */
 export const SCHEMA = `
   -- Settings of the data dir (its network, backup state, a treasury's next wallet index, ...).

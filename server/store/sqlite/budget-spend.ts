@@ -1,6 +1,6 @@
 /**
  * What the payments in a budget's scope spent, read from the buckets and totals the ledger keeps for
- * the scopes an agent's budgets name (schema.ts: budget_scopes, budget_buckets, budget_totals), and
+ * the scopes an agent's budgets name (current-schema.sql: budget_scopes, budget_buckets, budget_totals), and
  * those scopes kept in step with the policies.
  */
 import type { Budget, BudgetScope } from '../../wire/policy/budget.js';

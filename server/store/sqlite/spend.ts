@@ -49,7 +49,7 @@ const heldByAgent = (also: string) => `SELECT agent_id, SUM(amount) AS amount FR
 
 export function createSpendStore(db: SqliteDatabase): SpendStore {
   const stmts = {
-    // The rolling window from maintained buckets (the agent_spend_* triggers in schema.ts): whole hours, then whole minutes of
+    // The rolling window from maintained buckets (the agent_spend_* triggers in current-schema.sql): whole hours, then whole minutes of
     // the hour the window starts in, then the payments of the minute it starts in, read one by one.
     spentSince: bigintStatement(
       db,
