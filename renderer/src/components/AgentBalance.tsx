@@ -1,23 +1,28 @@
 import type { RailBalances } from '../api/types.js';
 import { useBaseOff } from '../state/store.js';
+import { railName } from '../../../server/wire/rail-words.js';
+import { railHolding } from '../lib/rail-holding.js';
 import { Money } from './Money.js';
-import { OnBaseBalance } from './OnBaseBalance.js';
+import { OnRailBalance } from './OnRailBalance.js';
 
 /**
- * An agent's wallet balance in its row: the Solana one, and under it, small, the one on Base where
- * the rail is open (unknown while its node does not answer), worded as the Treasury card says it.
+ * An agent's wallet balance in its row: where the Base rail is open, the rail its money is on first
+ * (lib/rail-holding.ts: Base for an agent funded there alone), and under it, small, the other (Base's
+ * unknown while its node does not answer), worded as the Treasury card says it.
  */
 export function AgentBalance({ balance, balances }: { balance: string; balances: RailBalances }) {
   const baseOff = useBaseOff();
+  const lead = baseOff ? 'sol' : railHolding(balances);
+  const other = lead === 'sol' ? 'base' : 'sol';
   return (
     <span className="agent-balance">
       <span className="nowrap">
-        <Money value={balance} />
-        {!baseOff && <span className="muted rail-word"> on Solana</span>}
+        <Money value={lead === 'base' && balances.base !== null ? balances.base : balance} />
+        {!baseOff && <span className="muted rail-word"> on {railName(lead)}</span>}
       </span>
       {!baseOff && (
-        <span className="sub muted" data-testid="agent-balance-base">
-          <OnBaseBalance balance={balances.base} />
+        <span className="sub muted" data-testid={`agent-balance-${other}`}>
+          <OnRailBalance rail={other} balance={balances[other]} />
         </span>
       )}
     </span>

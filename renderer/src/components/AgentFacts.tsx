@@ -3,7 +3,9 @@ import { BudgetBar } from './BudgetBar.js';
 import { CopyButton } from './CopyButton.js';
 import { HeldNote } from './HeldNote.js';
 import { Money } from './Money.js';
-import { OnBaseBalance } from './OnBaseBalance.js';
+import { OnRailBalance } from './OnRailBalance.js';
+import { railHolding } from '../lib/rail-holding.js';
+import { railName } from '../../../server/wire/rail-words.js';
 import { useBaseOff, useDashboard } from '../state/store.js';
 import { testChainNote } from '../../../server/wire/network-words.js';
 
@@ -17,17 +19,20 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
   const baseOff = useBaseOff();
   const baseAccount = baseOff ? null : agent.wallets.base;
   const testChain = testChainNote(useDashboard((s) => s.dashboard?.treasury.baseNetwork ?? null));
+  // Where the Base rail is open, each figure says its chain, the rail its money is on first: an agent
+  // funded on Base alone leads with its Base balance, not an empty Solana wallet.
+  const lead = baseOff ? 'sol' : railHolding(agent.balances);
+  const other = lead === 'sol' ? 'base' : 'sol';
   return (
     <dl className="facts">
       <div>
-        {/* Where the Base rail is open, each figure says its chain: an agent funded on Base alone reads 0.00 here. */}
-        <dt>Wallet balance{baseOff ? '' : ' on Solana'}</dt>
+        <dt>Wallet balance{baseOff ? '' : ` on ${railName(lead)}`}</dt>
         <dd className="big-number">
-          <Money value={agent.balance} />
+          <Money value={lead === 'base' && agent.balances.base !== null ? agent.balances.base : agent.balance} />
         </dd>
         {!baseOff && (
-          <dd className="muted" data-testid="agent-facts-base">
-            <OnBaseBalance balance={agent.balances.base} />
+          <dd className="muted" data-testid={`agent-facts-${other}`}>
+            <OnRailBalance rail={other} balance={agent.balances[other]} />
           </dd>
         )}
       </div>

@@ -5,7 +5,7 @@ import { AmountForm } from './AmountForm.js';
 import { CopyButton } from './CopyButton.js';
 import { HeldNote } from './HeldNote.js';
 import { Money } from './Money.js';
-import { OnBaseBalance } from './OnBaseBalance.js';
+import { OnRailBalance } from './OnRailBalance.js';
 import { QrCode } from './QrCode.js';
 import { TableHead } from './TableHead.js';
 import { RailCell } from './RailCell.js';
@@ -56,7 +56,7 @@ export function Treasury() {
         {baseAccount !== null && (
           <div className="rail-base" data-testid="treasury-base">
             <p className="muted">
-              <OnBaseBalance balance={treasury.balances.base} />
+              <OnRailBalance rail="base" balance={treasury.balances.base} />
               {testChain !== null && ` (test money, ${testChain})`}
             </p>
             {treasury.baseGas !== null && (

@@ -5,6 +5,7 @@ import { readableAmount } from '../lib/money.js';
 import { formatUsdc, tryParseUsdc } from '../../../server/wire/money.js';
 import { heldShortfall } from '../../../server/wire/held-shortfall.js';
 import { useDashboard } from '../state/store.js';
+import { railHolding } from '../lib/rail-holding.js';
 import { AmountForm } from './AmountForm.js';
 
 /**
@@ -17,7 +18,7 @@ export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
   const { client, refresh, dashboard } = useDashboard();
   // Where its money is, until the owner picks a rail: balances read after the card is drawn move it.
   const [pickedByOwner, setPicked] = useState<Rail | null>(null);
-  const picked = pickedByOwner ?? railHolding(agent);
+  const picked = pickedByOwner ?? railHolding(agent.balances);
   if (!client) return null;
   const baseOffered = (dashboard?.treasury.baseNetwork ?? null) !== null && agent.wallets.base !== null;
   const onBase = baseOffered && picked === 'base';
@@ -69,13 +70,6 @@ export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
       />
     </>
   );
-}
-
-/** The rail the Funds card starts on: Base where the agent holds USDC there and none on Solana. */
-function railHolding(agent: DashboardAgent): Rail {
-  const onSolana = tryParseUsdc(agent.balances.sol) ?? 0n;
-  const onBase = agent.balances.base === null ? 0n : (tryParseUsdc(agent.balances.base) ?? 0n);
-  return onSolana === 0n && onBase > 0n ? 'base' : 'sol';
 }
 
 /** What the agent holds on a rail, beside its choice (its node unread: said so, not 0). */

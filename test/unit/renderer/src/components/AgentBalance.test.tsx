@@ -19,6 +19,14 @@ describe("an agent row's balance", () => {
     expect(container.textContent).toBe('1.50 USDC on Solana' + 'On Base: 1,250.00 USDC');
   });
 
+  it('leads with Base where its wallet holds USDC there and none on Solana, Solana under it', () => {
+    onRail('base-sepolia');
+    const { container } = render(<AgentBalance balance="0.00" balances={{ sol: '0.00', base: '4' }} />);
+    // An agent funded on Base alone does not lead with an empty wallet.
+    expect(container.textContent).toBe('4.00 USDC on Base' + 'On Solana: 0.00 USDC');
+    expect(screen.getByTestId('agent-balance-sol').textContent).toBe('On Solana: 0.00 USDC');
+  });
+
   it("says the Base balance is unknown where the rail is open and its node did not answer, as the treasury's card does", () => {
     onRail('base-sepolia');
     render(<AgentBalance balance="1.50" balances={{ sol: '1.50', base: null }} />);

@@ -49,6 +49,14 @@ describe("an agent's facts", () => {
     expect(screen.getByTestId('wallet-address').textContent).toBe(SOL_WALLET);
   });
 
+  it('lead with its balance on Base where its wallet holds USDC there and none on Solana', () => {
+    onRail('base-sepolia');
+    const { container } = render(<AgentFacts agent={{ ...agent, balance: '0.00', balances: { sol: '0.00', base: '4' } } as never} />);
+    expect(screen.getByText('Wallet balance on Base')).toBeTruthy();
+    expect(container.querySelector('.big-number')?.textContent).toBe('4.00 USDC');
+    expect(screen.getByTestId('agent-facts-sol').textContent).toBe('On Solana: 0.00 USDC');
+  });
+
   it('say its balance on Base where the rail is open, unknown while its node does not answer, and nothing of it where the rail is off', () => {
     onRail('base-sepolia');
     const { rerender } = render(<AgentFacts agent={{ ...agent, balances: { sol: '1.00', base: '2.5' } } as never} />);
