@@ -113,7 +113,7 @@ test('"Ask me above" set in the editor holds a larger payment for the owner: its
 
   const card = page.getByTestId('approval');
   await expect(card).toHaveCount(1);
-  await expect(card).toContainText('Alpha forecaster asks to pay 4.00 USDC to forecast-api');
+  await expect(card).toContainText('Alpha forecaster asks to pay 4.00 USDC on Solana to forecast-api');
   await expect(card).toContainText('Why it waits: 4.00 USDC is above 2.00 USDC');
   await expect(card).toContainText('“a week of forecasts”');
   await expect(card).toContainText(FORECAST);
@@ -148,7 +148,7 @@ test('"Ask me above" set in the editor holds a larger payment for the owner: its
 
   // Approved: paid once, said so, and its history says how it ended.
   await card.getByRole('button', { name: 'Approve and pay' }).click();
-  await expect(page.getByTestId('decision-said')).toContainText(`Paid 4.00 USDC to forecast-api for alpha (payment ${paymentId})`);
+  await expect(page.getByTestId('decision-said')).toContainText(`Paid 4.00 USDC on Solana to forecast-api for alpha (payment ${paymentId})`);
   await expect(page.getByText('Nothing waits.')).toBeVisible();
   const decided = page.getByTestId('decided-approval').first();
   await expect(decided).toContainText('Pay 4.00 USDC on Solana to forecast-api');
@@ -174,10 +174,10 @@ test('a held payment denied is never paid, and the history says so', async ({ pa
     .getByRole('link', { name: /Approvals/ })
     .click();
   const card = page.getByTestId('approval');
-  await expect(card).toContainText('Alpha forecaster asks to pay 3.00 USDC to forecast-api');
+  await expect(card).toContainText('Alpha forecaster asks to pay 3.00 USDC on Solana to forecast-api');
   await expect(card.getByTestId('held-budget').first()).toContainText('4.25 → 7.25 of 10.00 USDC');
   await card.getByRole('button', { name: 'Deny' }).click();
-  await expect(page.getByTestId('decision-said')).toContainText('Denied: 3.00 USDC to forecast-api for alpha, nothing was paid.');
+  await expect(page.getByTestId('decision-said')).toContainText('Denied: 3.00 USDC on Solana to forecast-api for alpha, nothing was paid.');
   await expect(page.getByTestId('decided-approval').first()).toContainText('You denied it: nothing was paid');
   expect((await call('/v1/agents/alpha/balance')).body.balance).toBe('15.75');
   const history = (await call('/v1/agents/alpha/spend-history')).body.payments as { id: string; status: string }[];

@@ -3,15 +3,16 @@ import type { HeldPayment } from '../lib/held-payment.js';
 import { AgentLink } from './AgentLink.js';
 import { HeldPaymentBudgets } from './HeldPaymentBudgets.js';
 import { Money } from './Money.js';
+import { railName } from '../../../server/wire/rail-words.js';
 
-/** A held payment: who pays how much to whom, why it waits, and its budgets before and after it. */
+/** A held payment: who pays how much, on which rail (named on each, as the approvals' other words do), to whom, why it waits, and its budgets before and after it. */
 export function HeldPaymentCard({ approval, payment, refreshKey }: { approval: Approval; payment: HeldPayment; refreshKey: string }) {
   const { reason } = payment;
   return (
     <>
       <p className="approval-ask">
         <AgentLink agentId={approval.agentId} strong /> asks to pay <Money micro={String(payment.amount)} className="ask-amount" />
-        {payment.rail === 'base' && ' on Base'} to <strong>{payment.service}</strong>
+        {` on ${railName(payment.rail)}`} to <strong>{payment.service}</strong>
       </p>
       {reason && (
         <p className="approval-why">

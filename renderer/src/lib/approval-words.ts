@@ -2,6 +2,7 @@ import { describeRequest } from '../../../server/wire/describe-request.js';
 import type { Approval, Decided, Policy } from '../api/types.js';
 import { approvedPayment, heldPaymentOf } from './held-payment.js';
 import { readableUsdc } from './money.js';
+import { railName } from '../../../server/wire/rail-words.js';
 
 /** What the owner's last decision came to, said at the top of Approvals (its request has left the list). */
 export type Said = { tone: 'ok' | 'failed'; text: string };
@@ -29,7 +30,7 @@ export function saidOf(asked: Approval, result: Decided, timeZone: string): Said
           text: `${result.status === 'denied' ? 'Denied' : 'Approved'}: ${asked.agentId}, ${describeRequest(asked.kind, asked.request, askedAgainst(asked), timeZone)}`,
         };
   }
-  const what = `${readableUsdc(payment.amount)} USDC${payment.rail === 'base' ? ' on Base' : ''} to ${payment.service} for ${asked.agentId}`;
+  const what = `${readableUsdc(payment.amount)} USDC on ${railName(payment.rail)} to ${payment.service} for ${asked.agentId}`;
   if (result.status === 'denied') return { tone: 'ok', text: `Denied: ${what}, nothing was paid.` };
   if (result.status === 'failed') return { tone: 'failed', text: `Approved, but not paid (${what}): ${result.error ?? 'it failed'}` };
   return { tone: 'ok', text: `${approvedPayment(result, what).words}.` };

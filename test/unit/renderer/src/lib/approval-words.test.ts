@@ -45,15 +45,15 @@ describe('a decided request, in words', () => {
   it('what the owner’s decision on a held payment came to: paid (which payment), denied, or approved but not paid', () => {
     expect(saidOf(held, decided({ result: { paymentId: 'pay_1', status: 'confirmed' } }), ZONE)).toEqual({
       tone: 'ok',
-      text: 'Paid 4.00 USDC to forecast-api for alpha (payment pay_1).',
+      text: 'Paid 4.00 USDC on Solana to forecast-api for alpha (payment pay_1).',
     });
     expect(saidOf(held, decided({ status: 'denied' }), ZONE)).toEqual({
       tone: 'ok',
-      text: 'Denied: 4.00 USDC to forecast-api for alpha, nothing was paid.',
+      text: 'Denied: 4.00 USDC on Solana to forecast-api for alpha, nothing was paid.',
     });
     expect(saidOf(held, decided({ status: 'failed', error: 'the wallet is short' }), ZONE)).toEqual({
       tone: 'failed',
-      text: 'Approved, but not paid (4.00 USDC to forecast-api for alpha): the wallet is short',
+      text: 'Approved, but not paid (4.00 USDC on Solana to forecast-api for alpha): the wallet is short',
     });
   });
 

@@ -78,7 +78,7 @@ describe('a held payment in Approvals', () => {
   it('reads as a card: who pays what to whom, why, its budgets before → after, when it expires in the owner’s zone', async () => {
     render(<ApprovalsPage />);
     const card = screen.getByTestId('approval');
-    expect(card.textContent).toContain('alpha asks to pay 4.00 USDC to forecast-api');
+    expect(card.textContent).toContain('alpha asks to pay 4.00 USDC on Solana to forecast-api');
     expect(card.textContent).toContain("Why it waits: 4.00 USDC is above 2.00 USDC: above that, the policy waits for the owner's yes.");
     expect(card.textContent).toContain('“a week of forecasts”');
     expect(card.textContent).toContain(RECIPIENT);
@@ -96,7 +96,7 @@ describe('a held payment in Approvals', () => {
     useDashboard.setState({ dashboard: { agents: [{ agentId: 'alpha', displayName: 'Research assistant' }] } as never });
     render(<ApprovalsPage />);
     const card = screen.getByTestId('approval');
-    expect(card.textContent).toContain('Research assistant asks to pay 4.00 USDC to forecast-api');
+    expect(card.textContent).toContain('Research assistant asks to pay 4.00 USDC on Solana to forecast-api');
     expect(card.getAttribute('aria-label')).toBe('Research assistant asks to pay 4.00 USDC');
     expect(within(card).getByRole('link', { name: 'Research assistant' }).getAttribute('href')).toBe('#/agents/alpha');
     await within(card).findAllByTestId('held-budget');
@@ -127,7 +127,7 @@ describe('a held payment in Approvals', () => {
     });
     render(<ApprovalsPage />);
     fireEvent.click(screen.getByRole('button', { name: 'Approve and pay' }));
-    expect((await screen.findByTestId('decision-said')).textContent).toBe('Paid 4.00 USDC to forecast-api for alpha (payment pay_1).');
+    expect((await screen.findByTestId('decision-said')).textContent).toBe('Paid 4.00 USDC on Solana to forecast-api for alpha (payment pay_1).');
     expect(client.approve).toHaveBeenCalledWith('apr_1');
     expect(refresh).toHaveBeenCalledTimes(1);
   });
@@ -142,7 +142,7 @@ describe('a held payment in Approvals', () => {
     render(<ApprovalsPage />);
     fireEvent.click(screen.getByRole('button', { name: 'Approve and pay' }));
     const said = await screen.findByTestId('decision-said');
-    expect(said.textContent).toBe('Approved, but not paid (4.00 USDC to forecast-api for alpha): this payment would pass the daily budget');
+    expect(said.textContent).toBe('Approved, but not paid (4.00 USDC on Solana to forecast-api for alpha): this payment would pass the daily budget');
     expect(said.getAttribute('role')).toBe('alert');
   });
 
@@ -162,7 +162,7 @@ describe('a held payment in Approvals', () => {
     client.deny.mockResolvedValue({ ...held, status: 'denied', decidedAt: new Date().toISOString() });
     render(<ApprovalsPage />);
     fireEvent.click(screen.getByRole('button', { name: 'Deny' }));
-    expect((await screen.findByTestId('decision-said')).textContent).toBe('Denied: 4.00 USDC to forecast-api for alpha, nothing was paid.');
+    expect((await screen.findByTestId('decision-said')).textContent).toBe('Denied: 4.00 USDC on Solana to forecast-api for alpha, nothing was paid.');
     expect(client.approve).not.toHaveBeenCalled();
   });
 
