@@ -455,6 +455,24 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(paid.body).toMatchObject({ rail: 'sol', recipient: solSeller, amount: '0.60' });
     });
 
+    it('approved on one rail and short there when picked up, says the yes is for that rail, not that no rail was asked', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller }, '600000');
+      const agent = await fundedAgent('approved-short', '0.70', { askAbove: '0' }, '1.00');
+      const held = await payX402('approved-short', agent.apiKey, { ...offer.answer(), rail: 'base' });
+      expect(held.status, JSON.stringify(held.body)).toBe(202);
+      await t.api('POST', t.withOwner(`/v1/approvals/${held.body.approvalId}/approve`));
+      const returned = await t.api('POST', t.withOwner('/v1/agents/approved-short/return'), { body: { amount: '0.20', rail: 'base' } });
+      expect(returned.status, JSON.stringify(returned.body)).toBe(200);
+      // Picked up without a rail: the yes holds it to Base, where the wallet is now short.
+      const refused = await payX402('approved-short', agent.apiKey, { ...offer.answer(), approvalId: held.body.approvalId });
+      expectError(refused, 402, 'insufficient_funds');
+      expect(refused.body.error).toBe(
+        "the agent's wallet holds 0.50 USDC available on Base, less than 0.60; the owner's yes is for Base: on Solana, where the offer is payable too, it is a purchase asked anew, without the approvalId",
+      );
+    });
+
     it("paid at once beyond one rail's funds: each purchase the two wallets hold between them is paid, on the other rail where one runs short", async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

@@ -45,9 +45,10 @@ export interface PaymentToMove extends PaymentAsked {
   /**
    * An x402 offer payable on another rail too, whose wallet there did not hold the amount either
    * when the rail was chosen (x402-pay.ts railWithFunds): its figure, said in a refusal for want of
-   * funds; null where this rail was asked for and the other not read (the refusal says it is payable there).
+   * funds; null where this rail was asked for and the other not read (the refusal says it is payable there;
+   * `byYes`: the rail was the one the owner's yes was for, not asked by the agent).
    */
-  alsoShort?: { rail: Rail; free: bigint | null };
+  alsoShort?: AlsoShort;
 }
 
 /** A seller's memo as paid: to this recipient (on its rail), under this memo. */
@@ -58,3 +59,14 @@ export interface PaidMemo {
 
 /** A payment's signed transaction, with what x402 hands out (null for a payment Coffer sends). */
 export type SignedPayment = SignedTransfer & Pick<PaymentRecord, 'payerSignature' | 'x402Header'>;
+
+/**
+ * The other rail an x402 offer is payable on, where the rail paid could not pay it: what its wallet
+ * holds (`free`), or null where it was not read, this rail having been asked for: by the agent, or
+ * (`byYes`) by the owner's yes, which holds the purchase to the rail it was asked on.
+ */
+export interface AlsoShort {
+  rail: Rail;
+  free: bigint | null;
+  byYes?: true;
+}

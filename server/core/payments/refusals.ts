@@ -8,7 +8,7 @@ import { formatUsdc, parseAmount } from '../../wire/money.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
 import { railName } from '../../wire/rail-words.js';
 import type { Rail } from '../../wire/rails.js';
-import type { PaymentAsked } from './payment.js';
+import type { AlsoShort, PaymentAsked } from './payment.js';
 
 /**
  * One rule for every door (HTTP, MCP, CLI, payingFetch, x402): a registry service is never paid more
@@ -69,11 +69,21 @@ export const archivedRecipientRefusal = (recipient: string, archived: AgentRecor
       );
 
 /**
+ * Where else an offer held to one rail is payable, as a refusal there says it: a purchase with no rail
+ * asked; where the owner's yes held it to `rail`, one asked anew, without the approvalId (the yes
+ * covers only the rail it was asked on).
+ */
+export const payableElsewhere = (elsewhere: Rail, rail: Rail, byYes: boolean): string =>
+  byYes
+    ? `the owner's yes is for ${railName(rail)}: on ${railName(elsewhere)}, where the offer is payable too, it is a purchase asked anew, without the approvalId`
+    : `the offer is payable on ${railName(elsewhere)} too, with no rail asked`;
+
+/**
  * What the wallet holds on the rail paid, beyond what it has promised away there (pending payments and
  * returns), must cover the payment. `alsoShort`: the other rail the offer was payable on, short too
  * (`free` null: not read, the agent having asked for this rail; the words say it is payable there).
  */
-export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, alsoShort?: { rail: Rail; free: bigint | null }): Refusal =>
+export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, alsoShort?: AlsoShort): Refusal =>
   available >= amount
     ? null
     : new CofferError(
@@ -82,7 +92,7 @@ export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, al
           (alsoShort === undefined
             ? ''
             : alsoShort.free === null
-              ? `; the offer is payable on ${railName(alsoShort.rail)} too, with no rail asked`
+              ? `; ${payableElsewhere(alsoShort.rail, rail, alsoShort.byYes === true)}`
               : `; on ${railName(alsoShort.rail)}, where the offer is payable too, ${formatUsdc(alsoShort.free < 0n ? 0n : alsoShort.free)}`),
       );
 

@@ -19,7 +19,7 @@ import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
 import { isPayableOn, isUsdcOn } from './x402-payable.js';
 import { isOwnWallet, paysSomeone } from './paid-to.js';
-import type { PaidMemo } from './payment.js';
+import type { AlsoShort, PaidMemo } from './payment.js';
 
 /** The requirement of an offer Coffer pays, the rail it is paid on, and its recipient as the ledger spells it. */
 export interface Payable {
@@ -28,9 +28,9 @@ export interface Payable {
   recipient: string;
   /**
    * The other rail the offer is payable on, whose wallet does not hold the amount either
-   * (railWithFunds); `free` null where the agent asked for this rail, the other unread.
+   * (railWithFunds); `free` null where this rail was asked for (payment.ts AlsoShort), the other unread.
    */
-  alsoShort?: { rail: Rail; free: bigint | null };
+  alsoShort?: AlsoShort;
 }
 
 /**
@@ -40,7 +40,8 @@ export interface Payable {
  * owner's yes covers them), else the cheapest. Where the offer can be paid on both rails, the owner's
  * preferred rail where its wallet holds the amount (after what is pending) and its entry is
  * preferred, else the first that does, Solana first (railWithFunds). Anything else is refused before
- * any money moves, saying what was offered.
+ * any money moves, saying what was offered. `askedByYes`: the rail asked is the one the owner's yes
+ * was for (a refusal for want of funds there says so, not that no rail was asked).
  */
 export async function payableRequirement(
   ctx: EngineContext,
@@ -49,6 +50,7 @@ export async function payableRequirement(
   owner: string,
   asked: Rail | undefined,
   preferred: (payable: Payable) => boolean,
+  askedByYes = false,
 ): Promise<{ chosen: Payable; keyed: Payable[]; challengeMemos: PaidMemo[]; instead?: Payable }> {
   const rails = RAILS.filter((rail) => asked === undefined || rail === asked);
   // Every rail's entries on terms Coffer signs, read once, whatever the rail asked.
@@ -76,7 +78,7 @@ export async function payableRequirement(
       ? await railWithFunds(ctx, agent, onRails, preferred)
       : alsoPayable === undefined
         ? first
-        : { ...first, alsoShort: { rail: alsoPayable, free: null } };
+        : { ...first, alsoShort: { rail: alsoPayable, free: null, ...(askedByYes ? { byYes: true as const } : {}) } };
   // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
   // other rail, where the offer is tried should the chosen one run short before its reservation.
   const other = chosen.alsoShort === undefined ? onRails.find((payable) => payable.rail !== chosen.rail) : undefined;

@@ -61,7 +61,18 @@ export async function payX402(
     approved !== undefined
       ? coveredBy(approved)
       : (payable: Payable) => allowedAtDoor(ctx, agent, { ...entryAsked(ctx, payable, body.url), key: null });
-  const payables = offer === null ? null : await payableRequirement(ctx, offer, agent, principal.owner, askedRail, preferred);
+  const payables =
+    offer === null
+      ? null
+      : await payableRequirement(
+          ctx,
+          offer,
+          agent,
+          principal.owner,
+          askedRail,
+          preferred,
+          body.rail === undefined && approved !== undefined,
+        );
   // The purchase as it is tried: on the rail chosen, or on the other where the chosen one's funds ran out.
   let tried = payables?.chosen ?? null;
   return recordingRefusals(

@@ -11,6 +11,14 @@ describe("the tool named after an agent's refused payment", () => {
     expect(nextTool('policy_expired')).toBe('set_policy with a later expiresAt (or null: no end) asks the owner for it');
   });
 
+  it('short of funds, names the other rail only where the refusal says its wallet holds the amount', () => {
+    // Neither wallet may hold it (the refusal then names both figures): a call on the other rail is no sure way.
+    expect(nextTool('insufficient_funds')).toMatch(
+      /; where this refusal names another rail whose wallet holds the amount, the same call with that rail pays from it$/,
+    );
+    expect(nextTool('insufficient_funds')).not.toMatch(/may pay/);
+  });
+
   it('after the refusal that tripped its breaker, names resume_agent', () => {
     expect(nextTool('max_per_payment_exceeded', true)).toBe(nextTool('agent_suspended'));
   });
