@@ -5,19 +5,16 @@ import { ErrorNote } from './ErrorNote.js';
 /**
  * One amount of USDC and a button (allocate, faucet), validated like the server validates it. The
  * field shows `initial` (a return's: the wallet's balance) and follows it when it changes, until the
- * owner types an amount of their own; a done submit goes back to following it.
+ * owner types an amount of their own; a done submit goes back to following it. `whenEmpty`: what an
+ * empty field asks for (a return's: all of it, as the API takes no amount), submitted as null.
  */
-export function AmountForm({
-  label,
-  action,
-  initial = '',
-  onSubmit,
-}: {
-  label: string;
-  action: string;
-  initial?: string;
-  onSubmit: (amount: string) => Promise<string | void>;
-}) {
+export function AmountForm(
+  props: { label: string; action: string; initial?: string } & (
+    | { whenEmpty?: undefined; onSubmit: (amount: string) => Promise<string | void> }
+    | { whenEmpty: string; onSubmit: (amount: string | null) => Promise<string | void> }
+  ),
+) {
+  const { label, action, initial = '', whenEmpty } = props;
   // What the owner typed, or null: the field then shows `initial` as it is now.
   const [typed, setTyped] = useState<string | null>(null);
   const amount = typed ?? initial;
@@ -31,14 +28,15 @@ export function AmountForm({
     const value = amount.trim();
     // The server's own rule, in its words.
     const checked = allocateBodySchema.safeParse({ amount: value });
-    if (!checked.success) {
+    if (!checked.success && !(value === '' && whenEmpty !== undefined)) {
       setError(describeIssues(checked.error).message);
       return;
     }
     setError(null);
     setBusy(true);
     try {
-      setDone((await onSubmit(value)) ?? 'Done');
+      const said = props.whenEmpty !== undefined && value === '' ? await props.onSubmit(null) : await props.onSubmit(value);
+      setDone(said ?? 'Done');
       setTyped(null);
     } catch (e) {
       setError((e as Error).message);
@@ -53,7 +51,7 @@ export function AmountForm({
         <input
           id={id}
           inputMode="decimal"
-          placeholder="0.00"
+          placeholder={whenEmpty ?? '0.00'}
           value={amount}
           onChange={(e) => setTyped(e.target.value)}
           aria-invalid={!!error}

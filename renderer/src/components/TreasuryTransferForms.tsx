@@ -53,8 +53,10 @@ export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
         label="Return to the treasury"
         action="Return"
         initial={onBase ? (agent.balances.base ?? '') : agent.balance}
+        whenEmpty="all of it"
         onSubmit={async (amount) => {
-          const result = await client.returnFunds(agent.agentId, { amount, ...rail });
+          // Left empty: all of it, as the API takes a return with no amount.
+          const result = await client.returnFunds(agent.agentId, { ...(amount === null ? {} : { amount }), ...rail });
           await refresh();
           return `Returned ${readableAmount(result.amount)} USDC to the treasury on chain${landed(readableAmount(result.balance))}${heldWords(
             heldShortfall(

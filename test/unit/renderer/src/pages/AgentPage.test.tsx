@@ -167,6 +167,17 @@ describe('the Return field follows the agent’s balance', () => {
     expect(returnField().value).toBe('1');
   });
 
+  it('emptied, it returns all of it, as the refusal of a return above the balance says ("leave the amount out")', async () => {
+    render(<AgentPage agentId="alpha" />);
+    balanceNow = '0.00';
+    client.returnFunds.mockResolvedValue({ amount: '5.00', balance: '0.00' });
+    fireEvent.change(returnField(), { target: { value: '' } });
+    expect(returnField().placeholder).toBe('all of it');
+    fireEvent.click(screen.getByRole('button', { name: 'Return' }));
+    await screen.findByText('Returned 5.00 USDC to the treasury on chain; wallet now 0.00 USDC');
+    expect(client.returnFunds).toHaveBeenCalledWith('alpha', {});
+  });
+
   it('after a return, it offers what is left', async () => {
     render(<AgentPage agentId="alpha" />);
     balanceNow = '3.00';
