@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useDashboard } from './state/store.js';
 import { useRoute } from './lib/route.js';
 import { useDocumentTitle } from './lib/use-document-title.js';
+import { usePageTop } from './lib/use-page-top.js';
 import { useLiveRefresh } from './lib/use-live-refresh.js';
 import { useTheme } from './lib/use-theme.js';
 import { StatusBanners } from './components/StatusBanners.js';
@@ -21,6 +22,7 @@ export function App() {
     void init();
   }, [init]);
   useDocumentTitle(route);
+  usePageTop(route);
   useLiveRefresh();
 
   if (status === 'loading') return <p className="loading">Loading…</p>;

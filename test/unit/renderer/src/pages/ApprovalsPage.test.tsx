@@ -127,7 +127,9 @@ describe('a held payment in Approvals', () => {
     });
     render(<ApprovalsPage />);
     fireEvent.click(screen.getByRole('button', { name: 'Approve and pay' }));
-    expect((await screen.findByTestId('decision-said')).textContent).toBe('Paid 4.00 USDC on Solana to forecast-api for alpha (payment pay_1).');
+    expect((await screen.findByTestId('decision-said')).textContent).toBe(
+      'Paid 4.00 USDC on Solana to forecast-api for alpha (payment pay_1).',
+    );
     expect(client.approve).toHaveBeenCalledWith('apr_1');
     expect(refresh).toHaveBeenCalledTimes(1);
   });
@@ -142,7 +144,9 @@ describe('a held payment in Approvals', () => {
     render(<ApprovalsPage />);
     fireEvent.click(screen.getByRole('button', { name: 'Approve and pay' }));
     const said = await screen.findByTestId('decision-said');
-    expect(said.textContent).toBe('Approved, but not paid (4.00 USDC on Solana to forecast-api for alpha): this payment would pass the daily budget');
+    expect(said.textContent).toBe(
+      'Approved, but not paid (4.00 USDC on Solana to forecast-api for alpha): this payment would pass the daily budget',
+    );
     expect(said.getAttribute('role')).toBe('alert');
   });
 
@@ -162,7 +166,9 @@ describe('a held payment in Approvals', () => {
     client.deny.mockResolvedValue({ ...held, status: 'denied', decidedAt: new Date().toISOString() });
     render(<ApprovalsPage />);
     fireEvent.click(screen.getByRole('button', { name: 'Deny' }));
-    expect((await screen.findByTestId('decision-said')).textContent).toBe('Denied: 4.00 USDC on Solana to forecast-api for alpha, nothing was paid.');
+    expect((await screen.findByTestId('decision-said')).textContent).toBe(
+      'Denied: 4.00 USDC on Solana to forecast-api for alpha, nothing was paid.',
+    );
     expect(client.approve).not.toHaveBeenCalled();
   });
 
