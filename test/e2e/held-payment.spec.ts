@@ -148,7 +148,9 @@ test('"Ask me above" set in the editor holds a larger payment for the owner: its
 
   // Approved: paid once, said so, and its history says how it ended.
   await card.getByRole('button', { name: 'Approve and pay' }).click();
-  await expect(page.getByTestId('decision-said')).toContainText(`Paid 4.00 USDC on Solana to forecast-api for alpha (payment ${paymentId})`);
+  await expect(page.getByTestId('decision-said')).toContainText(
+    `Paid 4.00 USDC on Solana to forecast-api for alpha (payment ${paymentId})`,
+  );
   await expect(page.getByText('Nothing waits.')).toBeVisible();
   const decided = page.getByTestId('decided-approval').first();
   await expect(decided).toContainText('Pay 4.00 USDC on Solana to forecast-api');
