@@ -749,6 +749,14 @@ describe('Coffer pays x402 sellers on Base', () => {
         ['an amount of 0', (entry) => (entry.amount = '0'), 422, 'unsupported_offer', /in \S+ \(an amount of 0\)$/],
         ['a payTo that is no address', (entry) => (entry.payTo = 'hello'), 422, 'unsupported_offer', /\(its payTo not an EVM address\)$/],
         [
+          // An address, mistyped or not: said as the asset's is, so the seller knows what to mend.
+          'a payTo in a letter case that is no checksum',
+          (entry) => (entry.payTo = miscased(seller)),
+          422,
+          'unsupported_offer',
+          /\(its payTo in a letter case that is no checksum, as a mistyped address's would be\)$/,
+        ],
+        [
           "USDC's address in a letter case that is no checksum",
           (entry) => (entry.asset = miscased(node.usdc)),
           422,

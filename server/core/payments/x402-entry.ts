@@ -211,7 +211,12 @@ function memoFault(entry: X402Requirement): string {
 
 /** Why an entry's payTo takes no payment on its rail, in words (nothing where it may). */
 function recipientFault({ payTo, asset }: X402Requirement, rail: Rail): string {
-  if (rail === 'base' && !isEvmAddress(payTo)) return ' (its payTo not an EVM address)';
+  // An EVM address whose letters fail its EIP-55 checksum is refused as one mistyped (as the asset is).
+  if (rail === 'base' && !isEvmAddress(payTo)) {
+    return isEvmAddress(payTo.toLowerCase())
+      ? " (its payTo in a letter case that is no checksum, as a mistyped address's would be)"
+      : ' (its payTo not an EVM address)';
+  }
   if (rail === 'sol' && !isSolanaAddress(payTo)) return ' (its payTo not a Solana address)';
   if (rail === 'base' && isZeroEvmAddress(payTo)) return ' (to the zero address)';
   return paysSomeone(payTo, asset) ? '' : " (to the token's own contract)";
