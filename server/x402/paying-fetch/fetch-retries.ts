@@ -34,3 +34,15 @@ export function whyUnreachable(error: unknown): string {
   if (typeof cause?.message === 'string') return cause.message;
   return (error as Error).message;
 }
+
+/**
+ * Why a seller that answered is not read, where fetch could not read its answer: headers larger than
+ * Node reads (16 KiB, an x402 offer of many entries in its PAYMENT-REQUIRED header). Null for any other
+ * failure (the seller not reached).
+ */
+export function unreadableAnswer(error: unknown, host: string): string | null {
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  return code === 'UND_ERR_HEADERS_OVERFLOW'
+    ? `${host} answered with headers larger than Coffer reads (16 KiB): an offer of that size is not read`
+    : null;
+}

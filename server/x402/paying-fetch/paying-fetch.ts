@@ -6,7 +6,7 @@ import { readOffer } from '../payment-required.js';
 import { checkCallable } from './callable.js';
 import { guarded } from './caller-callbacks.js';
 import { payCoffers402 } from './coffer-402.js';
-import { hostOf, whyUnreachable } from './fetch-retries.js';
+import { hostOf, unreadableAnswer, whyUnreachable } from './fetch-retries.js';
 import { unpaid, type PaidResponse } from './paid-response.js';
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError } from './payment-error.js';
@@ -48,6 +48,8 @@ export async function payingFetch(asked: string, init: RequestInit, given: Payin
     ({ response: first, request: reached } = await callSellerFollowing(url, init, options));
   } catch (error) {
     if (error instanceof PaymentError) throw new PaymentError(error.code, `${error.message}; ${nothingPaid(options)}`);
+    const unreadable = unreadableAnswer(error, hostOf(url));
+    if (unreadable !== null) throw new PaymentError('unreadable_402', `${unreadable}; ${nothingPaid(options)}`);
     throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); ${nothingPaid(options)}`);
   }
   if (first.status !== 402) return unpaid(first);

@@ -8,7 +8,7 @@ import { CofferApiError } from '../../client/client-error.js';
 import { approvedOrThrow } from '../../client/held-payment.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import { cofferOf, unreachableOr } from './coffer-reach.js';
-import { sleep, hostOf, whyUnreachable, withRetries } from './fetch-retries.js';
+import { sleep, hostOf, unreadableAnswer, whyUnreachable, withRetries } from './fetch-retries.js';
 import { stoppedOf, unpaid, railOf, networkOf, type PaymentMade, type PaidResponse } from './paid-response.js';
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
@@ -152,6 +152,8 @@ async function sellerAfterYes(
     return await withRetries(options.retries ?? 2, () => callSellerFollowing(url, init, options));
   } catch (error) {
     if (error instanceof PaymentError) throw new PaymentError(error.code, `${error.message}; nothing was paid`);
+    const unreadable = unreadableAnswer(error, hostOf(url));
+    if (unreadable !== null) throw new PaymentError('unreadable_402', `${unreadable}; nothing was paid`);
     throw new PaymentError(
       'url_unreachable',
       `${hostOf(url)} could not be reached after the owner's yes (${whyUnreachable(error)}); nothing was paid`,
