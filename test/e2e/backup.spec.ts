@@ -44,6 +44,9 @@ test('the recovery phrase on sim: written down when three of its words are typed
   await expect(shown).toHaveCount(24);
   const words = await shown.allTextContents();
   await page.screenshot({ path: join(SCREENSHOTS, 'backup-phrase.png') });
+  // Checked from the paper: the words are hidden first.
+  await page.getByRole('button', { name: 'I have written it down' }).click();
+  await expect(page.getByRole('list', { name: 'Recovery phrase' })).toHaveCount(0);
 
   const inputs = page.getByLabel(/^Word #\d+/);
   await expect(inputs).toHaveCount(3);

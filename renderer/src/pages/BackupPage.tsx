@@ -20,14 +20,18 @@ export function BackupPage() {
 
 /**
  * The recovery phrase: shown on request (a sign-in from the last ten minutes), kept in this page's
- * memory only while it is on screen, then three of its words typed back. The phrase restores the
+ * memory only while it is on screen, then, the words hidden once the owner says they are written
+ * down, three of them typed back from the paper (typed from the screen, a check would prove little;
+ * one left empty is named here, before anything is sent). The phrase restores the
  * treasury and every agent wallet, in Coffer or in a wallet app: Phantom and Solflare on Solana,
  * MetaMask on Base (its accounts at m/44'/60'/0'/0/i, docs/BACKUP.md). Base is named where its rail is open.
  */
 function RecoveryPhraseCard() {
   const { client, dashboard, refresh } = useDashboard();
-  const { busy, error, run } = useAction();
+  const { busy, error, setError, run } = useAction();
   const [shown, setShown] = useState<RecoveryPhrase | null>(null);
+  // The words hidden, three asked back.
+  const [checking, setChecking] = useState(false);
   const [typed, setTyped] = useState<Record<number, string>>({});
   const backup = dashboard?.backup;
   const baseOff = useBaseOff();
@@ -39,11 +43,17 @@ function RecoveryPhraseCard() {
     client &&
     void run(async () => {
       setTyped({});
+      setChecking(false);
       setShown(await client.revealRecoveryPhrase());
     });
   const confirm = (event: FormEvent) => {
     event.preventDefault();
     if (!client || !shown) return;
+    const empty = shown.confirm.filter((position) => (typed[position] ?? '').trim() === '');
+    if (empty.length > 0) {
+      setError(`Type ${empty.map((position) => `word #${position}`).join(' and ')} from your paper first.`);
+      return;
+    }
     void run(async () => {
       await client.confirmRecoveryPhrase({ words: shown.confirm.map((position) => ({ position, word: typed[position] ?? '' })) });
       setShown(null);
@@ -86,36 +96,50 @@ function RecoveryPhraseCard() {
       )}
       {shown && (
         <>
-          <ol className="phrase" aria-label="Recovery phrase">
-            {shown.words.map((word, i) => (
-              <li key={i}>
-                <span className="muted">{i + 1}.</span> <code>{word}</code>
-              </li>
-            ))}
-          </ol>
-          <form onSubmit={confirm} className="phrase-check">
-            <p>Written down? Type these words to check:</p>
-            {shown.confirm.map((position) => (
-              <label key={position}>
-                Word #{position}{' '}
-                <input
-                  autoComplete="off"
-                  spellCheck={false}
-                  value={typed[position] ?? ''}
-                  onChange={(event) => setTyped({ ...typed, [position]: event.target.value })}
-                />
-              </label>
-            ))}
-            <ErrorNote error={error} />
-            <div className="dialog-actions">
-              <button type="button" className="button" onClick={() => setShown(null)}>
-                Hide
-              </button>
-              <button type="submit" className="button primary" disabled={busy}>
-                Check
-              </button>
-            </div>
-          </form>
+          {!checking && (
+            <>
+              <ol className="phrase" aria-label="Recovery phrase">
+                {shown.words.map((word, i) => (
+                  <li key={i}>
+                    <span className="muted">{i + 1}.</span> <code>{word}</code>
+                  </li>
+                ))}
+              </ol>
+              <div className="dialog-actions">
+                <button type="button" className="button" onClick={() => setShown(null)}>
+                  Hide
+                </button>
+                <button type="button" className="button primary" onClick={() => setChecking(true)}>
+                  I have written it down
+                </button>
+              </div>
+            </>
+          )}
+          {checking && (
+            <form onSubmit={confirm} className="phrase-check">
+              <p>Type these words from your paper to check it:</p>
+              {shown.confirm.map((position) => (
+                <label key={position}>
+                  Word #{position}{' '}
+                  <input
+                    autoComplete="off"
+                    spellCheck={false}
+                    value={typed[position] ?? ''}
+                    onChange={(event) => setTyped({ ...typed, [position]: event.target.value })}
+                  />
+                </label>
+              ))}
+              <ErrorNote error={error} />
+              <div className="dialog-actions">
+                <button type="button" className="button" onClick={() => setChecking(false)}>
+                  Show the words again
+                </button>
+                <button type="submit" className="button primary" disabled={busy}>
+                  Check
+                </button>
+              </div>
+            </form>
+          )}
         </>
       )}
     </section>

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
-import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { BackupPage } from '../../../../../renderer/src/pages/BackupPage.js';
 import { BackupBanner } from '../../../../../renderer/src/components/BackupBanner.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
@@ -47,5 +47,36 @@ describe('the Back up page: what the recovery phrase brings back', () => {
       "Not backed up: if this computer is lost, so is every wallet's money. Make an encrypted backup file",
       'Not backed up: on sim, only a backup file brings the test money back, and none was written yet.',
     ]);
+  });
+});
+
+describe('the recovery phrase checked', () => {
+  const words = Array.from({ length: 24 }, (_, i) => `word${i + 1}`);
+  it('hides the words once the owner says they are written down, then asks three back; one left empty is named, nothing sent', async () => {
+    const client = {
+      revealRecoveryPhrase: vi.fn().mockResolvedValue({ words, confirm: [3, 18, 21] }),
+      confirmRecoveryPhrase: vi.fn(),
+    };
+    showing(status({}));
+    useDashboard.setState({ client: client as never });
+    render(<BackupPage />);
+    fireEvent.click(screen.getByRole('button', { name: 'Show the recovery phrase' }));
+    expect((await screen.findByRole('list', { name: 'Recovery phrase' })).textContent).toContain('word24');
+    // Typed back while the words are on screen, a check would prove little.
+    expect(screen.queryByLabelText(/^Word #/)).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'I have written it down' }));
+    expect(screen.queryByRole('list', { name: 'Recovery phrase' })).toBeNull();
+    expect(screen.getAllByLabelText(/^Word #/).map((input) => input.closest('label')!.textContent)).toEqual([
+      'Word #3 ',
+      'Word #18 ',
+      'Word #21 ',
+    ]);
+    fireEvent.change(screen.getByLabelText(/^Word #3/), { target: { value: 'word3' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Check' }));
+    expect(screen.getByRole('alert').textContent).toBe('Type word #18 and word #21 from your paper first.');
+    expect(client.confirmRecoveryPhrase).not.toHaveBeenCalled();
+    // The words can be shown again, and hidden to be checked again.
+    fireEvent.click(screen.getByRole('button', { name: 'Show the words again' }));
+    expect(screen.getByRole('list', { name: 'Recovery phrase' })).toBeTruthy();
   });
 });
