@@ -86,7 +86,7 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   await signInPage(page);
 
   await page.getByLabel('Add test USDC (sim faucet)').fill('250');
-  await page.getByRole('button', { name: 'Add test USDC' }).click();
+  await page.getByRole('button', { name: 'Add test USDC', exact: true }).click();
   await expect(page.getByTestId('treasury-balance')).toHaveText('1,250.00 USDC');
   // Said with the figures' grouping, as the header shows the balance.
   await expect(page.getByRole('status').filter({ hasText: 'Added' })).toHaveText('Added 250.00 USDC; treasury now 1,250.00 USDC');
@@ -96,7 +96,7 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   await expect(page.getByTestId('deposit-address-base')).toHaveText(/^0x[0-9a-fA-F]{40}$/);
   await expect(onBase).toContainText('On Base: 1,000.00 USDC (test money');
   await page.getByLabel('Test USDC on Base (sim faucet)').fill('25');
-  await page.getByRole('button', { name: 'Mint on Base' }).click();
+  await page.getByRole('button', { name: 'Add test USDC on Base' }).click();
   await expect(onBase).toContainText('On Base: 1,025.00 USDC');
   await expect(page.getByRole('img', { name: /QR code of the Base deposit address 0x/ })).toBeVisible();
   await page.getByTestId('treasury-base').screenshot({ path: join(SCREENSHOTS, 'treasury-base.png') });

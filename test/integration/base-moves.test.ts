@@ -102,7 +102,7 @@ describe('moves on Base between the treasury and an agent', () => {
     const tooMuch = await t.api('POST', t.withOwner('/v1/agents/base-buyer/allocate'), { body: { amount: '1000.01', rail: 'base' } });
     expect({ status: tooMuch.status, code: tooMuch.body.code }).toEqual({ status: 402, code: 'insufficient_treasury_funds' });
     expect(tooMuch.body.error).toBe(
-      'the treasury holds 1000.00 USDC available on Base, less than 1000.01; on sim, coffer faucet AMOUNT --rail base mints test USDC into it',
+      "the treasury holds 1000.00 USDC available on Base, less than 1000.01; on sim, the faucet mints test USDC into it (the dashboard's Add test USDC on Base, or coffer faucet AMOUNT --rail base)",
     );
     const unknown = await t.api('POST', t.withOwner('/v1/agents/base-buyer/allocate'), { body: { amount: '1', rail: 'eth' } });
     expect({ status: unknown.status, code: unknown.body.code }).toEqual({ status: 400, code: 'invalid_request' });

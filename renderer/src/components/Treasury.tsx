@@ -76,7 +76,7 @@ export function Treasury() {
             {treasury.network === 'sim' && client && (
               <AmountForm
                 label="Test USDC on Base (sim faucet)"
-                action="Mint on Base"
+                action="Add test USDC on Base"
                 initial="100"
                 onSubmit={async (amount) => {
                   const result = await client.faucet({ amount, rail: 'base' });

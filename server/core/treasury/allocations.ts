@@ -247,9 +247,14 @@ const treasuryRefusal = (ctx: EngineContext, available: bigint, amount: bigint, 
         `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}${faucetWords(ctx, rail)}`,
       );
 
-/** Where the treasury is short of test money, how it gets more: the faucet, on sim's chains only. */
+/**
+ * Where the treasury is short of test money, how it gets more: the faucet, on sim's chains only, named
+ * as each door offers it (the words reach the dashboard and the terminal alike).
+ */
 export const faucetWords = (ctx: EngineContext, rail: Rail): string =>
-  chainOf(ctx, rail).isSim ? `; on sim, coffer faucet AMOUNT${rail === 'base' ? ' --rail base' : ''} mints test USDC into it` : '';
+  chainOf(ctx, rail).isSim
+    ? `; on sim, the faucet mints test USDC into it (the dashboard's Add test USDC${rail === 'base' ? ' on Base' : ''}, or coffer faucet AMOUNT${rail === 'base' ? ' --rail base' : ''})`
+    : '';
 
 /** A return moves something, and no more than the wallet has not promised away on its rail. */
 const returnRefusal = (agent: AgentRecord, amount: bigint, available: bigint, rail: Rail): Refusal =>
