@@ -12,21 +12,25 @@ export function DecidedApprovals({ recent, timeZone }: { recent: Approval[]; tim
     <section className="card" aria-labelledby="decided-title">
       <h2 id="decided-title">Decided</h2>
       <div className="table-wrap">
-        <table>
+        {/* On a phone, a card per request, each part named (cards-on-phone). */}
+        <table className="cards-on-phone">
           <TableHead columns={['Agent', 'Request', 'Outcome', 'Decided']} />
           <tbody>
             {recent.map((approval) => {
               const outcome = outcomeWords(approval);
               return (
                 <tr key={approval.approvalId} data-testid="decided-approval">
-                  <td>
+                  <td data-label="Agent">
                     <AgentLink agentId={approval.agentId} />
                   </td>
-                  <td>
-                    {describeRequest(approval.kind, approval.request, askedAgainst(approval), timeZone)}
-                    {outcome && <div className="muted">{outcome}</div>}
+                  <td data-label="Request">
+                    {/* One block beside its name on a phone (cards-on-phone), the outcome under the request. */}
+                    <div>
+                      {describeRequest(approval.kind, approval.request, askedAgainst(approval), timeZone)}
+                      {outcome && <div className="muted">{outcome}</div>}
+                    </div>
                   </td>
-                  <td>
+                  <td data-label="Outcome">
                     {/* Denied, expired and withdrawn keep the plain pill: settled, nothing to do. */}
                     <span
                       className={`pill ${approval.status === 'approved' ? 'confirmed' : approval.status === 'failed' ? 'failed' : ''}`}
@@ -35,7 +39,9 @@ export function DecidedApprovals({ recent, timeZone }: { recent: Approval[]; tim
                       {pillWords(approval)}
                     </span>
                   </td>
-                  <td className="nowrap">{approval.decidedAt ? shortTime(approval.decidedAt, new Date(), timeZone) : ''}</td>
+                  <td data-label="Decided" className="nowrap">
+                    {approval.decidedAt ? shortTime(approval.decidedAt, new Date(), timeZone) : ''}
+                  </td>
                 </tr>
               );
             })}

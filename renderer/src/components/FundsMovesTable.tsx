@@ -53,20 +53,23 @@ export function FundsMovesTable({ agentId }: { agentId: string }) {
       )}
       {moves !== null && moves.length > 0 && (
         <div className="table-wrap">
-          <table>
+          {/* On a phone, a card per move, each figure named (cards-on-phone). */}
+          <table className="cards-on-phone">
             <TableHead columns={['When', 'Moved', { label: 'Amount', num: true }, 'Rail', 'Status']} />
             <tbody>
               {moves.map((move) => (
                 <tr key={move.id} data-testid="funds-move">
-                  <td className="nowrap" title={dateTime(move.timestamp, timeZone)}>
+                  <td data-label="When" className="nowrap" title={dateTime(move.timestamp, timeZone)}>
                     {shortTime(move.timestamp, new Date(), timeZone)}
                   </td>
-                  <td>{move.kind === 'allocation' ? 'Allocated' : 'Returned'}</td>
-                  <td className="num">
+                  <td data-label="Moved">{move.kind === 'allocation' ? 'Allocated' : 'Returned'}</td>
+                  <td data-label="Amount" className="num">
                     <Money value={move.amount} />
                   </td>
                   <RailCell rail={move.rail} />
-                  <td title={move.txSignature ?? undefined}>{capitalized(fundsMoveStanding(move))}</td>
+                  <td data-label="Status" title={move.txSignature ?? undefined}>
+                    {capitalized(fundsMoveStanding(move))}
+                  </td>
                 </tr>
               ))}
             </tbody>

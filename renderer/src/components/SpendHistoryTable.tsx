@@ -13,21 +13,26 @@ export function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
   if (history.length === 0) return <p className="empty">No payments yet.</p>;
   return (
     <div className="table-wrap">
-      <table>
+      {/* On a phone, a card per payment, each figure named (cards-on-phone). */}
+      <table className="cards-on-phone">
         <TableHead columns={['When', 'Venue', 'Description', { label: 'Amount', num: true }, 'Rail', 'Status']} />
         <tbody>
           {history.map((p) => (
             <tr key={p.id}>
-              <td className="nowrap">{dateTime(p.timestamp, timeZone)}</td>
-              <td>
+              <td data-label="When" className="nowrap">
+                {dateTime(p.timestamp, timeZone)}
+              </td>
+              <td data-label="Venue">
                 <PaymentVenue name={p.service} protocol={p.protocol} resource={p.resource} recipient={p.recipient} />
               </td>
-              <td className="muted">{p.description}</td>
-              <td className="num">
+              <td data-label="Description" className="muted">
+                {p.description}
+              </td>
+              <td data-label="Amount" className="num">
                 <Money value={p.amount} />
               </td>
               <RailCell rail={p.rail} />
-              <td>
+              <td data-label="Status">
                 <PaymentStatus status={p.status} errorCode={p.errorCode} protocol={p.protocol} approvedAt={p.approvedAt} />
               </td>
             </tr>

@@ -11,7 +11,7 @@ import { AgentLink } from '../components/AgentLink.js';
 function TimeCell({ timestamp }: { timestamp: string }) {
   const timeZone = useTimeZone();
   return (
-    <td className="nowrap" title={dateTime(timestamp, timeZone)}>
+    <td className="nowrap" data-label="Time" title={dateTime(timestamp, timeZone)}>
       {shortTime(timestamp, new Date(), timeZone)}
     </td>
   );
@@ -20,7 +20,7 @@ function TimeCell({ timestamp }: { timestamp: string }) {
 /** An agent by its display name, linked to its page. */
 function AgentCell({ agentId }: { agentId: string }) {
   return (
-    <td>
+    <td data-label="Agent">
       <AgentLink agentId={agentId} />
     </td>
   );
@@ -33,21 +33,22 @@ export function ActivityTable({ limit }: { limit?: number }) {
   if (rows.length === 0) return <p className="empty">No payments yet.</p>;
   return (
     <div className="table-wrap">
-      <table className="activity" aria-live="polite">
+      {/* On a phone, a card per payment, each figure named: six columns are wider than its screen. */}
+      <table className="activity cards-on-phone" aria-live="polite">
         <TableHead columns={['Time', 'Agent', 'Venue', { label: 'Amount', num: true }, 'Rail', 'Status']} />
         <tbody>
           {rows.map((row) => (
             <tr key={row.id} data-testid="activity-row">
               <TimeCell timestamp={row.timestamp} />
               <AgentCell agentId={row.agent} />
-              <td>
+              <td data-label="Venue">
                 <PaymentVenue name={row.venue} protocol={row.protocol} resource={row.resource} recipient={row.recipient} />
               </td>
-              <td className="num">
+              <td data-label="Amount" className="num">
                 <Money value={row.amount} />
               </td>
               <RailCell rail={row.rail} />
-              <td>
+              <td data-label="Status">
                 <PaymentStatus status={row.status} errorCode={row.errorCode} protocol={row.protocol} approvedAt={row.approvedAt} />
               </td>
             </tr>
@@ -64,19 +65,21 @@ function RefusalsTable() {
   if (refusals.length === 0) return <p className="empty">Nothing refused.</p>;
   return (
     <div className="table-wrap">
-      <table className="refusals">
+      <table className="refusals cards-on-phone">
         <TableHead columns={['Time', 'Agent', 'Service', { label: 'Amount', num: true }, 'Rail', 'Why']} />
         <tbody>
           {refusals.map((row, i) => (
             <tr key={`${row.timestamp}-${i}`} data-testid="refusal-row">
               <TimeCell timestamp={row.timestamp} />
               <AgentCell agentId={row.agent} />
-              <td title={row.venue === row.service ? undefined : row.service}>{row.venue}</td>
-              <td className="num">
+              <td data-label="Service" title={row.venue === row.service ? undefined : row.service}>
+                {row.venue}
+              </td>
+              <td data-label="Amount" className="num">
                 <Money value={row.amount} />
               </td>
               <RailCell rail={row.rail} />
-              <td>{row.message}</td>
+              <td data-label="Why">{row.message}</td>
             </tr>
           ))}
         </tbody>

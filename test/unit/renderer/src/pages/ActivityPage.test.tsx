@@ -72,3 +72,17 @@ describe('the Activity page', () => {
     expect(rows[2]).toMatch(/—before rails/);
   });
 });
+
+describe('the Activity tables on a phone', () => {
+  it('are a card per row, each cell named by its column (a narrow screen hides the heads, and the Status and Why columns fell off its edge)', () => {
+    showing([denied], [refusal('sol', 'over the max per payment')]);
+    for (const table of screen.getAllByRole('table')) {
+      expect(table.classList.contains('cards-on-phone')).toBe(true);
+      const heads = within(table)
+        .getAllByRole('columnheader')
+        .map((head) => head.textContent);
+      const cells = table.querySelectorAll('tbody tr:first-child td');
+      expect([...cells].map((cell) => cell.getAttribute('data-label'))).toEqual(heads);
+    }
+  });
+});
