@@ -64,7 +64,10 @@ export async function payingFetch(asked: string, init: RequestInit, given: Payin
   const seller = await sellerAsked(offeredAt, offeredInit, first);
   const offer = readOffer(first.headers, seller.body);
   if (offer === null) {
-    throw new PaymentError('unreadable_402', `${offeredAt} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
+    throw new PaymentError(
+      'unreadable_402',
+      `${offeredAt} asked for payment in a form Coffer cannot pay: neither an x402 offer nor Coffer's own 402 terms in USDC (on Solana or Base); ${nothingPaid(options)}`,
+    );
   }
   // Sign-in is tried where offered, at the URL that asked for payment (where the call's redirects led):
   // its challenge is for that site, the one the payment would go to, and the proof goes nowhere else.

@@ -4,15 +4,21 @@ import { payingFetch } from '../../../../../server/x402/paying-fetch/paying-fetc
 import { PaymentError } from '../../../../../server/x402/paying-fetch/payment-error.js';
 
 /**
- * A seller whose 402 carries headers larger than fetch reads (Node's 16 KiB): an x402 v2 offer of many
- * entries in its PAYMENT-REQUIRED header. The seller answered; its answer is what Coffer cannot read.
+ * Sellers whose 402 Coffer cannot read: headers larger than fetch reads (Node's 16 KiB: an x402 v2
+ * offer of many entries in its PAYMENT-REQUIRED header), or terms in neither x402's form nor Coffer's
+ * (another currency). The seller answered; its answer is what Coffer cannot pay.
  */
 const AGENT = { cofferUrl: 'http://127.0.0.1:1', owner: 'o', agentId: 'a', apiKey: 'k' };
 let server: Server;
 let url: string;
 
 beforeAll(async () => {
-  server = createServer((_req, res) => {
+  server = createServer((req, res) => {
+    if (req.url === '/euros') {
+      res.writeHead(402, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ amount: '1.00', currency: 'EUR', recipient: 'someone' }));
+      return;
+    }
     res.writeHead(402, { 'payment-required': 'x'.repeat(20_000) });
     res.end('{}');
   });
@@ -29,5 +35,15 @@ describe('a seller answering with headers over what fetch reads', () => {
     expect((error as Error).message).toMatch(/^127\.0\.0\.1:\d+ answered with headers larger than Coffer reads \(16 KiB\)/);
     expect((error as Error).message).toMatch(/nothing was paid$/);
     expect((error as Error).message).not.toMatch(/could not be reached/);
+  });
+});
+
+describe('a 402 in neither x402 nor Coffer terms', () => {
+  it('is unreadable_402, naming the forms Coffer pays, on both rails, and that nothing was paid', async () => {
+    const error = await payingFetch(url.replace('/many', '/euros'), {}, { agent: AGENT }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'unreadable_402' });
+    expect((error as Error).message).toBe(
+      `${url.replace('/many', '/euros')} asked for payment in a form Coffer cannot pay: neither an x402 offer nor Coffer's own 402 terms in USDC (on Solana or Base); nothing was paid`,
+    );
   });
 });
