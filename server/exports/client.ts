@@ -10,6 +10,8 @@ export { linkedAgent } from './linked-agent.js';
 export type { PaidResponse, PaymentMade } from '../x402/paying-fetch/paid-response.js';
 export type { PayingAgent, PayingFetchOptions } from '../x402/paying-fetch/paying-fetch-options.js';
 export type { PaymentErrorCode } from '../x402/paying-fetch/payment-error.js';
+// What PaymentError's details.instructions hold: the terms of Coffer's own 402 that was not paid.
+export type { PaymentInstructions } from '../x402/payment-required.js';
 export { createCofferClient, keyClient, type CofferClient } from '../client/coffer-client.js';
 export { CofferApiError } from '../client/client-error.js';
 export type * as Wire from './wire.js';

@@ -17,3 +17,5 @@ export type * from '../wire/answers/session.js';
 export type * from '../wire/answers/settings.js';
 export type * from '../wire/answers/treasury.js';
 export type { MayWait } from '../client/answer.js';
+// The rails the answers name (`rail`, `preferredRail`, PayingFetchOptions' `rail`): `sol` and `base`.
+export type { Rail } from '../wire/rails.js';

@@ -131,6 +131,9 @@ describe('npm pack, npm install -g, coffer', () => {
         linkedAt: new Date().toISOString(),
       });
       const source = `import { payingFetch, keyClient, linkedAgent, PaymentError, type PayingAgent } from 'coffer/client';
+import type { Wire, PaymentInstructions } from 'coffer/client';
+// The types a refusal and an answer name, exported: a rail, and the terms of a 402 not paid.
+type Terms = PaymentInstructions | undefined;
 
 const agent = linkedAgent(process.env.AGENT_CONFIG!);
 const { response, payment } = await payingFetch(process.env.PAID_URL!, {}, { agent });
@@ -140,7 +143,8 @@ const broke: PayingAgent = { ...agent, agentId: 'broke', apiKey: process.env.BRO
 const refused = await payingFetch(process.env.PAID_URL!, {}, { agent: broke }).catch((error: unknown) =>
   error instanceof PaymentError ? \`\${error.code} \${error.details.cofferCode}\` : String(error),
 );
-console.log(JSON.stringify({ status: response.status, body: await response.json(), paid: payment?.amount, rail: payment?.rail, balances, refused }));
+const rail: Wire.Rail | undefined = payment?.rail;
+console.log(JSON.stringify({ status: response.status, body: await response.json(), paid: payment?.amount, rail, balances, refused }));
 `;
       writeFileSync(join(project, 'agent.ts'), source);
       writeFileSync(
@@ -166,6 +170,8 @@ console.log(JSON.stringify({ status: response.status, body: await response.json(
       writeFileSync(
         join(project, 'agent.mjs'),
         source
+          .replace(/^import type .*\n|^type Terms = .*\n/gm, '')
+          .replace(': Wire.Rail | undefined', '')
           .replace(', type PayingAgent', '')
           .replace('const broke: PayingAgent =', 'const broke =')
           .replaceAll('!', '')

@@ -741,6 +741,22 @@ describe('the 402 flow against the demo paid API', () => {
       );
       const name = await refused(`${api.url}/weather`, { headers: { 'Bad Name': 'v' } });
       expect(name.code).toBe('invalid_request');
+      // A body read once cannot be sent again with the payment: refused before it is paid, not after.
+      const streamed = await refused(`${api.url}/weather`, {
+        method: 'POST',
+        body: new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode('{}')), controller.close()) }),
+        duplex: 'half',
+      } as RequestInit);
+      expect({ code: streamed.code, message: streamed.message }).toEqual({
+        code: 'invalid_request',
+        message:
+          'the body is a stream, read once: a paid call is sent twice (asked, then paid), so its body must be one that can be sent again (a string, bytes, a Blob, FormData or URLSearchParams): nothing was called or paid',
+      });
+      const getWithBody = await refused(`${api.url}/weather`, { method: 'GET', body: '{}' });
+      expect({ code: getWithBody.code, message: getWithBody.message }).toEqual({
+        code: 'invalid_request',
+        message: 'a GET carries no body: nothing was called or paid',
+      });
       expect(called).toBe(0);
       expect(await history('bad-calls')).toHaveLength(0);
     });

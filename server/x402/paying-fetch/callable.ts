@@ -2,7 +2,9 @@
  * Whether a call can be made as asked, before anything is called: payingFetch calls the web's APIs
  * over HTTP, so a `file:` or `data:` URL is no call it makes (`data:` would answer without any server),
  * a password in a URL is refused by fetch itself (and would be repeated in the words of its failure),
- * and a header no HTTP request carries is the caller's mistake, not the host out of reach.
+ * a header no HTTP request carries is the caller's mistake, not the host out of reach, and so are a
+ * GET or HEAD with a body and a body read once: a paid call is sent twice (asked, then with its
+ * payment), so a stream's body would be gone by the paid call, after the payment was made.
  */
 import { PaymentError } from './payment-error.js';
 
@@ -20,6 +22,16 @@ export function checkCallable(url: string, init: RequestInit): void {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new PaymentError('invalid_request', `the URL is ${JSON.stringify(parsed.protocol)}, not http or https: ${NOTHING}`);
+  }
+  const method = (init.method ?? 'GET').toUpperCase();
+  if (init.body != null && (method === 'GET' || method === 'HEAD')) {
+    throw new PaymentError('invalid_request', `a ${method} carries no body: ${NOTHING}`);
+  }
+  if (init.body != null && !resendable(init.body)) {
+    throw new PaymentError(
+      'invalid_request',
+      `the body is a stream, read once: a paid call is sent twice (asked, then paid), so its body must be one that can be sent again (a string, bytes, a Blob, FormData or URLSearchParams): ${NOTHING}`,
+    );
   }
   const bad = uncarriedHeader(init.headers);
   if (bad !== null) {
@@ -43,3 +55,12 @@ function uncarriedHeader(headers: RequestInit['headers']): string | null {
   }
   return null;
 }
+
+/** Whether fetch can send a body again as it was: anything but a stream (a ReadableStream, an async iterable). */
+const resendable = (body: NonNullable<RequestInit['body']>): boolean =>
+  typeof body === 'string' ||
+  body instanceof ArrayBuffer ||
+  ArrayBuffer.isView(body) ||
+  body instanceof Blob ||
+  body instanceof URLSearchParams ||
+  body instanceof FormData;

@@ -19,9 +19,16 @@ export type PaymentErrorCode =
   | 'coffer_unreachable'
   /** The URL did not answer the first request (no host, refused, no answer within answerWaitMs): nothing was paid. */
   | 'url_unreachable'
-  /** No HTTP request can be made as asked (not an http(s) URL, credentials in it, a header no request carries): nothing was called. */
+  /**
+   * No HTTP request can be made as asked (not an http(s) URL, credentials in it, a header no request
+   * carries, a GET or HEAD with a body, a body read once such as a ReadableStream): nothing was called.
+   */
   | 'invalid_request'
-  /** Paid, but the paid request did not succeed: `details.payment` holds the receipt. */
+  /**
+   * Paid, but the paid request got no answer Coffer could give: the seller asked for payment again,
+   * was not reached, or did not answer in time. `details.payment` holds the payment. Any other answer
+   * to the paid call, a 500 included, is payingFetch's `response`, not this error.
+   */
   | 'paid_call_failed';
 
 /**
