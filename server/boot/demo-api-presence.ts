@@ -7,17 +7,25 @@ import { join } from 'node:path';
  */
 const fileOf = (dataDir: string) => join(dataDir, 'demo-api', 'listening.json');
 
-/** Written by the demo API once it listens (its folder exists: its paywall store lives there). */
-export function announceDemoApi(dataDir: string, url: string): () => void {
+/**
+ * Written by the demo API once it listens (its folder exists: its paywall store lives there). Where
+ * another demo of this data dir runs and is listed (`coffer demo-x402`'s seller, another `coffer
+ * demo-api`), it stays listed (`listed`: its URL) and this one is not: a second demo taking the
+ * listing, then withdrawing it as it stops, left the first's payments unknown to the registry.
+ */
+export function announceDemoApi(dataDir: string, url: string): { withdraw: () => void; listed: string | null } {
+  const listed = demoApiUrl(dataDir);
+  if (listed !== null) return { withdraw: () => undefined, listed };
   const file = fileOf(dataDir);
   writeFileSync(file, `${JSON.stringify({ url, pid: process.pid })}\n`);
-  return () => {
+  const withdraw = () => {
     try {
       if ((JSON.parse(readFileSync(file, 'utf8')) as { pid?: number }).pid === process.pid) rmSync(file);
     } catch {
       // gone already
     }
   };
+  return { withdraw, listed: null };
 }
 
 /** The running demo API's URL, or null when none runs for this data dir (no file, or its process is gone). */

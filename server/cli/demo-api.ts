@@ -99,7 +99,12 @@ export async function demoApi(flags: {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The Coffer of this data dir lists demo-weather and demo-quotes at this URL while it runs; told
   // before the line below, so whoever waits for that line finds the registry already pointing here.
-  const withdraw = announceDemoApi(dataDir, url);
+  const { withdraw, listed } = announceDemoApi(dataDir, url);
+  if (listed !== null) {
+    console.error(
+      `Another demo API runs for this data dir and stays listed as demo-weather and demo-quotes, at ${listed}; this one serves too, unlisted`,
+    );
+  }
   // The networks its 402s offer x402 on, as x402 names them, where the facilitator settles there.
   const offered = [x402Networks(lookup.network)?.v2, base === null ? undefined : `eip155:${base.lookup.chainId}`];
   const x402Said =

@@ -178,7 +178,7 @@ async function startParts(
   stack.push(() => removeConnectionFile(connectionFile, process.pid));
   // The registry's demo listings then name this seller, so Coffer knows what its agent buys.
   mkdirSync(join(dir.cofferDir, 'demo-api'), { recursive: true, mode: 0o700 });
-  stack.push(announceDemoApi(dir.cofferDir, sellerUrl));
+  stack.push(announceDemoApi(dir.cofferDir, sellerUrl).withdraw);
 
   const resumed = !coffer.ownerCreated;
   // Funded by what the cluster holds, not by what this start made: a start cut short before the
