@@ -15,7 +15,7 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
   service_not_allowed:
     "set_policy with allowedServices naming it (a registry service's id, else the address it was paid to; and every service to keep) asks the owner to allow it",
   insufficient_funds:
-    'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base, where this Coffer runs that rail); where this refusal names another rail whose wallet holds the amount, the same call with that rail pays from it',
+    'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base, where this Coffer runs that rail); where it says "with no rail asked", the same call without rail; where it says "the owner\'s yes is for" a rail, the same call without approvalId asks anew on the other',
   price_above_registry: 'find_service shows the price the registry lists; a registry service is paid that, no more',
   approval_withdrawn:
     'check_balance says whether this agent was stopped (status suspended: resume_agent asks the owner to resume it); else call the tool again to ask anew (fetch_paid without its approvalId)',

@@ -471,6 +471,10 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(refused.body.error).toBe(
         "the agent's wallet holds 0.50 USDC available on Base, less than 0.60; the owner's yes is for Base: on Solana, where the offer is payable too, it is a purchase asked anew, without the approvalId",
       );
+      // Picked up naming the rail of the yes: the same words (dropping the rail would not move it).
+      const named = await payX402('approved-short', agent.apiKey, { ...offer.answer(), approvalId: held.body.approvalId, rail: 'base' });
+      expectError(named, 402, 'insufficient_funds');
+      expect(named.body.error).toBe(refused.body.error);
     });
 
     it("paid at once beyond one rail's funds: each purchase the two wallets hold between them is paid, on the other rail where one runs short", async () => {

@@ -71,7 +71,8 @@ export async function payX402(
           principal.owner,
           askedRail,
           preferred,
-          body.rail === undefined && approved !== undefined,
+          // Under a yes the rail is the yes's, named by the agent or not.
+          approved !== undefined,
         );
   // The purchase as it is tried: on the rail chosen, or on the other where the chosen one's funds ran out.
   let tried = payables?.chosen ?? null;
