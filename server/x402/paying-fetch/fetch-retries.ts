@@ -2,6 +2,7 @@
  * A call lost in transport tried again (the same payment, the same header), and why a host did not
  * answer, in words.
  */
+import { maxHeaderSize } from 'node:http';
 import { CofferApiError } from '../../client/client-error.js';
 import { byCaller } from './caller-callbacks.js';
 import { PaymentError } from './payment-error.js';
@@ -18,7 +19,10 @@ export async function withRetries<T>(retries: number, attempt: () => Promise<T>)
       return await attempt();
     } catch (error) {
       const answered = error instanceof CofferApiError && (error.status !== 0 || error instanceof PaymentError);
-      if (answered || byCaller(error) || error instanceof NoAnswer || error instanceof RedirectFailure || tries >= retries) throw error;
+      // An answer too large to read (unreadableAnswer) is the seller's answer, not a call lost: not sent again.
+      const unreadable = unreadableAnswer(error, '') !== null;
+      if (answered || unreadable || byCaller(error) || error instanceof NoAnswer || error instanceof RedirectFailure || tries >= retries)
+        throw error;
       await sleep(100 * 2 ** tries);
     }
   }
@@ -37,12 +41,13 @@ export function whyUnreachable(error: unknown): string {
 
 /**
  * Why a seller that answered is not read, where fetch could not read its answer: headers larger than
- * Node reads (16 KiB, an x402 offer of many entries in its PAYMENT-REQUIRED header). Null for any other
- * failure (the seller not reached).
+ * Node reads (http.maxHeaderSize, 16 KiB unless --max-http-header-size says otherwise; an x402 offer of
+ * many entries in its PAYMENT-REQUIRED header), whatever its status, which Node does not say. Null for
+ * any other failure (the seller not reached).
  */
 export function unreadableAnswer(error: unknown, host: string): string | null {
   const code = (error as { cause?: { code?: unknown } }).cause?.code;
   return code === 'UND_ERR_HEADERS_OVERFLOW'
-    ? `${host} answered with headers larger than Coffer reads (16 KiB): an offer of that size is not read`
+    ? `${host} answered with headers larger than Coffer reads (${maxHeaderSize / 1024} KiB): its answer, an offer among them, is not read`
     : null;
 }

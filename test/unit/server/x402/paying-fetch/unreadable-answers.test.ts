@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payingFetch } from '../../../../../server/x402/paying-fetch/paying-fetch.js';
 import { PaymentError } from '../../../../../server/x402/paying-fetch/payment-error.js';
+import { withRetries } from '../../../../../server/x402/paying-fetch/fetch-retries.js';
 
 /**
  * Sellers whose 402 Coffer cannot read: headers larger than fetch reads (Node's 16 KiB: an x402 v2
@@ -32,7 +33,9 @@ describe('a seller answering with headers over what fetch reads', () => {
     const error = await payingFetch(url, {}, { agent: AGENT }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PaymentError);
     expect(error).toMatchObject({ code: 'unreadable_402' });
-    expect((error as Error).message).toMatch(/^127\.0\.0\.1:\d+ answered with headers larger than Coffer reads \(16 KiB\)/);
+    expect((error as Error).message).toMatch(
+      /^127\.0\.0\.1:\d+ answered with headers larger than Coffer reads \(16 KiB\): its answer, an offer among them, is not read; /,
+    );
     expect((error as Error).message).toMatch(/nothing was paid$/);
     expect((error as Error).message).not.toMatch(/could not be reached/);
   });
@@ -45,5 +48,29 @@ describe('a 402 in neither x402 nor Coffer terms', () => {
     expect((error as Error).message).toBe(
       `${url.replace('/many', '/euros')} asked for payment in a form Coffer cannot pay: neither an x402 offer nor Coffer's own 402 terms in USDC (on Solana or Base); nothing was paid`,
     );
+  });
+});
+
+describe('an answer too large to read, met again after the owner’s yes', () => {
+  it('is not sent again as a call lost in transport would be: the seller answered', async () => {
+    let calls = 0;
+    const overflow = Object.assign(new TypeError('fetch failed'), { cause: { code: 'UND_ERR_HEADERS_OVERFLOW' } });
+    await expect(
+      withRetries(2, async () => {
+        calls++;
+        throw overflow;
+      }),
+    ).rejects.toBe(overflow);
+    expect(calls).toBe(1);
+    // A call lost in transport is (the contrast that makes the rule).
+    calls = 0;
+    const lost = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET' } });
+    await expect(
+      withRetries(2, async () => {
+        calls++;
+        throw lost;
+      }),
+    ).rejects.toBe(lost);
+    expect(calls).toBe(3);
   });
 });
