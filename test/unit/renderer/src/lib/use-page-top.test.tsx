@@ -24,9 +24,9 @@ describe('a page opened from the navigation', () => {
     expect(scrolled).toHaveBeenCalledTimes(2);
   });
 
-  it('leaves one approval opened from elsewhere to its own scroll (it is brought into view)', () => {
+  it('opens one approval linked from elsewhere at the top too, before its page brings the approval into view', () => {
     const { rerender } = renderHook(({ route }: { route: Route }) => usePageTop(route), { initialProps: { route: { page: 'overview' } } });
     rerender({ route: { page: 'approvals', approvalId: 'apr_1' } });
-    expect(scrolled).not.toHaveBeenCalled();
+    expect(scrolled).toHaveBeenCalledWith(0, 0);
   });
 });
