@@ -3,6 +3,7 @@
  * said to be test money. Pure and browser-safe (the dashboard imports it).
  */
 import { groupThousands } from './money.js';
+import type { Rail } from './rails.js';
 
 /**
  * The local cluster `coffer demo-x402` runs: test SOL and test USDC on this machine only. x402 names no
@@ -94,3 +95,9 @@ export function testChainNote(baseNetwork: string | null): string | null {
   if (baseNetwork === DEMO_EVM_NETWORK) return 'on the local EVM chain of coffer demo-x402, not Base';
   return null;
 }
+
+/**
+ * The dashboard's faucet button on sim, by rail: its label, and what a refusal for want of test money
+ * names (core/treasury/allocations.ts faucetWords), so the two never part.
+ */
+export const faucetAction = (rail: Rail): string => (rail === 'base' ? 'Add test USDC on Base' : 'Add test USDC');

@@ -9,7 +9,7 @@ import { OnRailBalance } from './OnRailBalance.js';
 import { QrCode } from './QrCode.js';
 import { TableHead } from './TableHead.js';
 import { RailCell } from './RailCell.js';
-import { gasWords, networkWords, shortEther, testChainNote } from '../../../server/wire/network-words.js';
+import { faucetAction, gasWords, networkWords, shortEther, testChainNote } from '../../../server/wire/network-words.js';
 
 /** The treasury: balance, network, where to deposit, what arrived, and on sim a faucet. */
 export function Treasury() {
@@ -44,7 +44,7 @@ export function Treasury() {
         {treasury.network === 'sim' && client && (
           <AmountForm
             label="Add test USDC (sim faucet)"
-            action="Add test USDC"
+            action={faucetAction('sol')}
             initial="100"
             onSubmit={async (amount) => {
               const result = await client.faucet({ amount });
@@ -76,7 +76,7 @@ export function Treasury() {
             {treasury.network === 'sim' && client && (
               <AmountForm
                 label="Test USDC on Base (sim faucet)"
-                action="Add test USDC on Base"
+                action={faucetAction('base')}
                 initial="100"
                 onSubmit={async (amount) => {
                   const result = await client.faucet({ amount, rail: 'base' });

@@ -10,6 +10,7 @@ import { earlierAttempt, moveMoney, reservedWith, type SignedTransfer } from '..
 import type { AgentRecord, AllocationRecord } from '../ports/store.js';
 import type { Allocation, Returned } from '../../wire/answers/treasury.js';
 import type { Rail } from '../../wire/rails.js';
+import { faucetAction } from '../../wire/network-words.js';
 import { railName } from '../../wire/rail-words.js';
 import { addressOn, chainOf } from '../rails.js';
 import { freeBalance, freshReading } from '../wallet-balance.js';
@@ -253,7 +254,7 @@ const treasuryRefusal = (ctx: EngineContext, available: bigint, amount: bigint, 
  */
 export const faucetWords = (ctx: EngineContext, rail: Rail): string =>
   chainOf(ctx, rail).isSim
-    ? `; on sim, the faucet mints test USDC into it (the dashboard's Add test USDC${rail === 'base' ? ' on Base' : ''}, or coffer faucet AMOUNT${rail === 'base' ? ' --rail base' : ''})`
+    ? `; on sim, the faucet mints test USDC into it (the dashboard's ${faucetAction(rail)}, or coffer faucet AMOUNT${rail === 'base' ? ' --rail base' : ''})`
     : '';
 
 /** A return moves something, and no more than the wallet has not promised away on its rail. */
