@@ -108,7 +108,7 @@ export function createPaywallX402(options: {
   const settlingNow = new SettlingNow();
   /** The payments whose settlement was left pending, presented again (x402-settlement.ts). */
   const pendingSettlements = new PendingSettlements();
-  /** When the chain was last searched for a payment's settlement, by its claim (settled-on-chain.ts claimOf). */
+  /** When the chain was last searched for a payment's settlement, by its claim (payment-claims.ts claimOf). */
   const searches = new ChainSearches();
   /** The Base token's name and version (read from the token once, kept as kept-answer.ts says), its trouble logged once. */
   const sayToken = sayingOnce(options.log);

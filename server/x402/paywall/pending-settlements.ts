@@ -1,8 +1,7 @@
 /**
  * What a paywall remembers of an x402 payment whose settlement began and was not seen through,
- * under the paywall's nonce it spends, or a v1 payment's digest (`v1:<digest>`, settled-on-chain.ts
- * claimOf, which reads it): the transactions the
- * facilitator named for it, and when a settlement of it began that the facilitator never answered.
+ * under the paywall's nonce it spends, or a v1 payment's digest (`v1:<digest>`, payment-claims.ts
+ * claimOf): the transactions the facilitator named for it, and when a settlement of it began that the facilitator never answered.
  * In the paywall's own SQLite file (paywall-store.ts), so a restarted paywall can settle it.
  */
 import type { SqliteDatabase } from '../../store/sqlite-driver.js';
