@@ -1,4 +1,5 @@
 import type { Ref } from 'react';
+import { railName } from '../../../server/wire/rail-words.js';
 import type { Approval } from '../api/types.js';
 import { heldPaymentOf } from '../lib/held-payment.js';
 import { readableUsdc } from '../lib/money.js';
@@ -44,7 +45,7 @@ export function ApprovalCard({
       aria-current={focused ? 'true' : undefined}
       className={`approval${payment ? ' held-payment' : approval.kind === 'policy' ? ' policy-request' : ''}${focused ? ' focused' : ''}`}
       data-testid="approval"
-      aria-label={payment ? `${name} asks to pay ${readableUsdc(payment.amount)} USDC` : undefined}
+      aria-label={payment ? `${name} asks to pay ${readableUsdc(payment.amount)} USDC on ${railName(payment.rail)}` : undefined}
     >
       <div className="approval-body">
         {payment ? (

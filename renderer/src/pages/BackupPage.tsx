@@ -20,7 +20,8 @@ export function BackupPage() {
 
 /**
  * The recovery phrase: shown on request (a sign-in from the last ten minutes), kept in this page's
- * memory only while it is on screen, then, the words hidden once the owner says they are written
+ * memory only while it or its check is on screen (Hide, or the check passed, lets it go), then, the
+ * words hidden once the owner says they are written
  * down, three of them typed back from the paper (typed from the screen, a check would prove little;
  * one left empty is named here, before anything is sent). The phrase restores the
  * treasury and every agent wallet, in Coffer or in a wallet app: Phantom and Solflare on Solana,
@@ -51,7 +52,8 @@ function RecoveryPhraseCard() {
     if (!client || !shown) return;
     const empty = shown.confirm.filter((position) => (typed[position] ?? '').trim() === '');
     if (empty.length > 0) {
-      setError(`Type ${empty.map((position) => `word #${position}`).join(' and ')} from your paper first.`);
+      const named = empty.map((position) => `word #${position}`);
+      setError(`Type ${named.length === 1 ? named[0] : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`} from your paper first.`);
       return;
     }
     void run(async () => {
@@ -131,7 +133,14 @@ function RecoveryPhraseCard() {
               ))}
               <ErrorNote error={error} />
               <div className="dialog-actions">
-                <button type="button" className="button" onClick={() => setChecking(false)}>
+                <button
+                  type="button"
+                  className="button"
+                  onClick={() => {
+                    setError(null);
+                    setChecking(false);
+                  }}
+                >
                   Show the words again
                 </button>
                 <button type="submit" className="button primary" disabled={busy}>

@@ -97,7 +97,7 @@ describe('a held payment in Approvals', () => {
     render(<ApprovalsPage />);
     const card = screen.getByTestId('approval');
     expect(card.textContent).toContain('Research assistant asks to pay 4.00 USDC on Solana to forecast-api');
-    expect(card.getAttribute('aria-label')).toBe('Research assistant asks to pay 4.00 USDC');
+    expect(card.getAttribute('aria-label')).toBe('Research assistant asks to pay 4.00 USDC on Solana');
     expect(within(card).getByRole('link', { name: 'Research assistant' }).getAttribute('href')).toBe('#/agents/alpha');
     await within(card).findAllByTestId('held-budget');
     useDashboard.setState({ dashboard: null });

@@ -75,8 +75,12 @@ describe('the recovery phrase checked', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Check' }));
     expect(screen.getByRole('alert').textContent).toBe('Type word #18 and word #21 from your paper first.');
     expect(client.confirmRecoveryPhrase).not.toHaveBeenCalled();
-    // The words can be shown again, and hidden to be checked again.
+    fireEvent.change(screen.getByLabelText(/^Word #3/), { target: { value: '' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Check' }));
+    expect(screen.getByRole('alert').textContent).toBe('Type word #3, word #18 and word #21 from your paper first.');
+    // The words can be shown again (the check's error let go), and hidden to be checked again.
     fireEvent.click(screen.getByRole('button', { name: 'Show the words again' }));
     expect(screen.getByRole('list', { name: 'Recovery phrase' })).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });
