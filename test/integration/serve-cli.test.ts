@@ -132,6 +132,42 @@ describe('coffer serve', () => {
     expect(existsSync(join(dataDir, 'connection.json'))).toBe(false);
   });
 
+  it("stops at once though an agent waits on a request's decision (a long poll of up to 60 s): its wait holds no process up", async () => {
+    const dir = tempDataDir();
+    try {
+      const served = endedWithTest(await spawnServe(dir));
+      const { ownerKey, owner } = JSON.parse(readFileSync(join(dir, 'connection.json'), 'utf8'));
+      const asOwner = { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' };
+      const deployed = await json(
+        fetch(`${served.url}/v1/agents/deploy?owner=${owner}`, {
+          method: 'POST',
+          headers: asOwner,
+          body: JSON.stringify({ agentId: 'asker', dailyBudget: '5', maxPerPayment: '1' }),
+        }),
+      );
+      const asAgent = { authorization: `Bearer ${deployed.apiKey}`, 'content-type': 'application/json' };
+      // A loosening waits for the owner (202), and the agent waits on its decision.
+      const asked = await fetch(`${served.url}/v1/agents/asker/policy?owner=${owner}`, {
+        method: 'POST',
+        headers: asAgent,
+        body: JSON.stringify({ dailyBudget: '500' }),
+      });
+      expect(asked.status).toBe(202);
+      const { approvalId } = await asked.json();
+      const waiting = fetch(`${served.url}/v1/approvals/${approvalId}?owner=${owner}&wait=60`, { headers: asAgent }).catch(
+        (error: unknown) => error,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      served.child.kill('SIGTERM');
+      // Its process ends with the server, well before the wait would: not 60 s on.
+      const ended = await Promise.race([served.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000))]);
+      expect(ended).toEqual({ code: 0, signal: null });
+      await waiting;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to start on a data dir of another network, with a clear message', async () => {
     const dir = tempDataDir();
     try {

@@ -109,7 +109,10 @@ function decisionOf(ctx: EngineContext, approvalId: string, ms: number): Promise
       unsubscribe();
       resolve();
     };
+    // A wait answers one request; it holds no process up: a Coffer stopping (SIGTERM) ended 60 s after
+    // its last line while an agent waited on a decision.
     const timer = setTimeout(finish, ms);
+    timer.unref();
     const unsubscribe = ctx.events.subscribe((event) => {
       if (event.type === 'approval' && event.approvalId === approvalId && event.status !== 'pending') finish();
     });
