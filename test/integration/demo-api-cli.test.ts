@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, runCoffer, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
+import { endedWithTest } from '../helpers/ended-with-test.js';
 import { ownerApi, readConnection } from '../helpers/owner-api.js';
 import { generateKeyPairSigner } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
@@ -34,7 +35,7 @@ describe('coffer demo-api beside coffer serve', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('serves paid weather that an agent pays for through Coffer, and remembers used receipts', async () => {
-    const serve = await spawnServe(dataDir);
+    const serve = endedWithTest(await spawnServe(dataDir));
     const { child: demo, firstLine, url: demoUrl } = await spawnDemoApi(dataDir);
     try {
       expect(firstLine).toMatch(/demo API listening on http:\/\/127\.0\.0\.1:\d+ \(network: sim/);
@@ -97,7 +98,7 @@ describe('coffer demo-api beside coffer serve', () => {
   });
 
   it('Ctrl-C twice, or its terminal closed, still stops it gracefully (exit 0), never cut short by the second signal', async () => {
-    const serve = await spawnServe(dataDir);
+    const serve = endedWithTest(await spawnServe(dataDir));
     try {
       for (const signals of [['SIGINT', 'SIGINT'], ['SIGHUP']] as const) {
         const { child: demo, url } = await spawnDemoApi(dataDir);

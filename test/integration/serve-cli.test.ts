@@ -1,17 +1,10 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { spawn } from 'node:child_process';
-import { CLI, json, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-
-/** A serve this test started is ended with it, also when an assertion failed before the test stopped it. */
-const endedWithTest = (served: ServeProcess): ServeProcess => {
-  onTestFinished(() => {
-    if (served.child.exitCode === null && served.child.signalCode === null) served.child.kill('SIGKILL');
-  });
-  return served;
-};
+import { CLI, json, spawnServe } from '../helpers/serve-process.js';
+import { endedWithTest } from '../helpers/ended-with-test.js';
 
 describe('coffer serve', () => {
   const dataDir = tempDataDir();
