@@ -48,6 +48,9 @@ export async function payingFetch(asked: string, init: RequestInit, given: Payin
     ({ response: first, request: reached } = await callSellerFollowing(url, init, options));
   } catch (error) {
     if (error instanceof PaymentError) throw new PaymentError(error.code, `${error.message}; ${nothingPaid(options)}`);
+    // The caller's own signal, aborted before anything was paid: its reason, as fetch throws it (it was
+    // worded as the host out of reach).
+    if (init.signal?.aborted === true) throw init.signal.reason;
     const unreadable = unreadableAnswer(error, hostOf(url));
     if (unreadable !== null) throw new PaymentError('unreadable_402', `${unreadable}; ${nothingPaid(options)}`);
     throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); ${nothingPaid(options)}`);

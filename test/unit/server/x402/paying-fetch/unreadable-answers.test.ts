@@ -74,3 +74,19 @@ describe('an answer too large to read, met again after the owner’s yes', () =>
     expect(calls).toBe(3);
   });
 });
+
+describe("the caller's own signal, aborted before the seller answered", () => {
+  it('is thrown as the caller aborted it, as fetch throws it: not said to be the host out of reach', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = `http://127.0.0.1:${(silent.address() as { port: number }).port}/slow`;
+      const error = await payingFetch(at, { signal: AbortSignal.timeout(200) }, { agent: AGENT }).catch((e: unknown) => e);
+      expect(error).not.toBeInstanceOf(PaymentError);
+      expect((error as DOMException).name).toBe('TimeoutError');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
