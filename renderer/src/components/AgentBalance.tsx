@@ -1,7 +1,7 @@
 import type { RailBalances } from '../api/types.js';
 import { useBaseOff } from '../state/store.js';
 import { railName } from '../../../server/wire/rail-words.js';
-import { railHolding } from '../lib/rail-holding.js';
+import { leadingBalance } from '../lib/rail-holding.js';
 import { Money } from './Money.js';
 import { OnRailBalance } from './OnRailBalance.js';
 
@@ -12,12 +12,11 @@ import { OnRailBalance } from './OnRailBalance.js';
  */
 export function AgentBalance({ balance, balances }: { balance: string; balances: RailBalances }) {
   const baseOff = useBaseOff();
-  const lead = baseOff ? 'sol' : railHolding(balances);
-  const other = lead === 'sol' ? 'base' : 'sol';
+  const { lead, amount, other } = leadingBalance({ ...balances, sol: balance }, baseOff);
   return (
     <span className="agent-balance">
       <span className="nowrap">
-        <Money value={lead === 'base' && balances.base !== null ? balances.base : balance} />
+        <Money value={amount} />
         {!baseOff && <span className="muted rail-word"> on {railName(lead)}</span>}
       </span>
       {!baseOff && (

@@ -4,7 +4,7 @@ import { CopyButton } from './CopyButton.js';
 import { HeldNote } from './HeldNote.js';
 import { Money } from './Money.js';
 import { OnRailBalance } from './OnRailBalance.js';
-import { railHolding } from '../lib/rail-holding.js';
+import { leadingBalance } from '../lib/rail-holding.js';
 import { railName } from '../../../server/wire/rail-words.js';
 import { useBaseOff, useDashboard } from '../state/store.js';
 import { testChainNote } from '../../../server/wire/network-words.js';
@@ -21,14 +21,13 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
   const testChain = testChainNote(useDashboard((s) => s.dashboard?.treasury.baseNetwork ?? null));
   // Where the Base rail is open, each figure says its chain, the rail its money is on first: an agent
   // funded on Base alone leads with its Base balance, not an empty Solana wallet.
-  const lead = baseOff ? 'sol' : railHolding(agent.balances);
-  const other = lead === 'sol' ? 'base' : 'sol';
+  const { lead, amount, other } = leadingBalance({ ...agent.balances, sol: agent.balance }, baseOff);
   return (
     <dl className="facts">
       <div>
         <dt>Wallet balance{baseOff ? '' : ` on ${railName(lead)}`}</dt>
         <dd className="big-number">
-          <Money value={lead === 'base' && agent.balances.base !== null ? agent.balances.base : agent.balance} />
+          <Money value={amount} />
         </dd>
         {!baseOff && (
           <dd className="muted" data-testid={`agent-facts-${other}`}>

@@ -12,3 +12,12 @@ export function railHolding(balances: RailBalances): Rail {
   const onBase = balances.base === null ? 0n : (tryParseUsdc(balances.base) ?? 0n);
   return onSolana === 0n && onBase > 0n ? 'base' : 'sol';
 }
+
+/**
+ * An agent's balance as its row and its page lead with it: the rail its money is on (Solana alone where
+ * the Base rail is off), that rail's figure, and the other rail, shown small beneath.
+ */
+export function leadingBalance(balances: RailBalances, baseOff: boolean): { lead: Rail; amount: string; other: Rail } {
+  const lead = baseOff ? 'sol' : railHolding(balances);
+  return { lead, amount: lead === 'base' && balances.base !== null ? balances.base : balances.sol, other: lead === 'sol' ? 'base' : 'sol' };
+}
