@@ -8,7 +8,7 @@
  */
 import type { CofferClient } from '../client/coffer-client.js';
 import type { Approval } from '../wire/answers/approvals.js';
-import { CofferApiError } from '../client/client-error.js';
+import { withdrawHeld, type Withdrawal } from '../client/held-payment.js';
 import { localTime } from './local-time.js';
 import { heldPaymentWords, heldReason } from '../wire/held-words.js';
 import { shellCommand } from '../boot/cli-invocation.js';
@@ -18,12 +18,6 @@ type Out = NodeJS.WritableStream;
 /** The exit status of a command a signal ended, as a shell reports it (128 + the signal's number). */
 const SIGNAL_STATUS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 type Signal = keyof typeof SIGNAL_STATUS;
-
-/** How long the withdrawal may take before the command ends anyway. */
-const WITHDRAW_TIMEOUT_MS = 5_000;
-
-/** What became of the withdrawal an interrupt asked for. */
-type Withdrawal = { kind: 'withdrawn' | 'decided' | 'unanswered'; words: string };
 
 /** A held request's wait, listening for an interrupt. */
 export interface HeldWait {
@@ -98,7 +92,7 @@ export function withdrawnOnInterrupt(api: CofferClient, approval: Approval, err:
       signal,
       () => {
         if (asked !== null) return;
-        const withdrawal = withdraw(api, approval).then((outcome) => {
+        const withdrawal = withdrawHeld(api, approval).then((outcome) => {
           // The wait would go on asking a Coffer that does not answer: the interrupt ends it.
           if (outcome.kind === 'unanswered') {
             say(outcome.words);
@@ -132,23 +126,3 @@ export function withdrawnOnInterrupt(api: CofferClient, approval: Approval, err:
 const exitWith = (status: number): Promise<never> => {
   process.exit(status);
 };
-
-/** The request withdrawn, or why not: decided first (the command goes on), or Coffer not answering. */
-async function withdraw(api: CofferClient, approval: Approval): Promise<Withdrawal> {
-  const { approvalId } = approval;
-  try {
-    await Promise.race([
-      api.withdrawRequest(approvalId),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('Coffer did not answer in time')), WITHDRAW_TIMEOUT_MS).unref()),
-    ]);
-    return { kind: 'withdrawn', words: `withdrew request ${approvalId}; nothing was paid` };
-  } catch (error) {
-    if (error instanceof CofferApiError && error.status !== 0) {
-      return { kind: 'decided', words: `request ${approvalId} was decided first (${error.message}); its answer follows` };
-    }
-    return {
-      kind: 'unanswered',
-      words: `request ${approvalId} could not be withdrawn (${(error as Error).message}): it still waits for the owner, who can deny it`,
-    };
-  }
-}

@@ -61,7 +61,7 @@ export function createCofferClient(transport: Transport) {
   const call = async <T>(
     method: Method,
     path: string,
-    options: { body?: unknown; query?: Record<string, string | undefined>; headers?: Record<string, string> } = {},
+    options: { body?: unknown; query?: Record<string, string | undefined>; headers?: Record<string, string>; signal?: AbortSignal } = {},
   ) => (await transport.send<T>({ method, path, ...options })).body;
   /** A request the owner may have to approve first: the status tells which answer it is. */
   const mayWait = <T>(path: string, body?: unknown, headers?: Record<string, string>) =>
@@ -146,9 +146,11 @@ export function createCofferClient(transport: Transport) {
 
     approvals: (status?: ApprovalStatus) => call<Approvals>('GET', '/v1/approvals', { query: { status } }),
     /** One request; `waitSeconds` (at most 60) answers once it is decided, or when the wait runs out. */
-    approval: (approvalId: string, waitSeconds?: number) =>
+    /** A request as it stands; with `waitSeconds`, a long poll (answered once decided), given up where `signal` aborts. */
+    approval: (approvalId: string, waitSeconds?: number, signal?: AbortSignal) =>
       call<ApprovalRead>('GET', `/v1/approvals/${seg(approvalId)}`, {
         query: { wait: waitSeconds === undefined ? undefined : String(waitSeconds) },
+        ...(signal === undefined ? {} : { signal }),
       }),
     approve: (approvalId: string) => call<Decided>('POST', `/v1/approvals/${seg(approvalId)}/approve`),
     deny: (approvalId: string) => call<Approval>('POST', `/v1/approvals/${seg(approvalId)}/deny`),

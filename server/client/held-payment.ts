@@ -5,6 +5,12 @@ import type { MayWait } from './answer.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import type { Payment } from '../wire/answers/payments.js';
 
+/** A caller that may give up waiting: its signal, and the Coffer its request is withdrawn from then. */
+export interface GivingUp {
+  signal: AbortSignal;
+  api: Pick<CofferClient, 'withdrawRequest'>;
+}
+
 /** Each long poll of the approval waits this long (the server's most). */
 const POLL_SECONDS = 60;
 
@@ -30,10 +36,11 @@ export async function paymentWhenDecided(
   api: Pick<CofferClient, 'approval'>,
   answer: MayWait<Payment>,
   onHeld?: (approval: Approval) => void,
+  givingUp?: GivingUp,
 ): Promise<Payment> {
   if (answer.status === 200) return answer.body;
   onHeld?.(answer.body);
-  return (await approvedOrThrow(api, answer.body)).result as Payment;
+  return (await approvedOrThrow(api, answer.body, givingUp)).result as Payment;
 }
 
 /** After Coffer did not answer (a restart, say), the next ask waits this long, doubling up to the most. */
@@ -49,9 +56,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Coffer not answering (a restart) is asked again, backing off, until the approval would have
  * expired: the owner's decision still stands meanwhile, and a caller that gave up would leave an
  * approved payment behind (and, asking anew, a second request for the owner).
+ * `givingUp`'s signal aborted (the caller gives up), the request is withdrawn and the signal's reason thrown:
+ * nothing was paid (or, Coffer not answering the withdrawal, the request still waits, for the owner
+ * to deny). Where the owner decided first, the wait goes on to the decision's answer: a yes's payment
+ * is handed back, never dropped.
  */
-export async function approvedOrThrow(api: Pick<CofferClient, 'approval'>, waiting: Approval): Promise<Approval> {
+export async function approvedOrThrow(api: Pick<CofferClient, 'approval'>, waiting: Approval, givingUp?: GivingUp): Promise<Approval> {
   let approval = waiting;
+  // Cleared once the owner is found to have decided first: the decision's answer is then waited for.
+  let givenUp = givingUp?.signal;
   const until = Date.parse(waiting.expiresAt);
   for (let misses = 0; ;) {
     if (approval.status === 'approved' && approval.result !== undefined) return approval;
@@ -71,14 +84,49 @@ export async function approvedOrThrow(api: Pick<CofferClient, 'approval'>, waiti
         `the payment was approved but not made: ${approval.error ?? 'unknown'}`,
       );
     }
+    if (givenUp?.aborted === true) {
+      if ((await withdrawHeld(givingUp!.api, approval)).kind !== 'decided') throw givenUp.reason;
+      givenUp = undefined;
+    }
     try {
-      approval = await api.approval(approval.approvalId, POLL_SECONDS);
+      approval = await api.approval(approval.approvalId, POLL_SECONDS, givenUp);
       misses = 0;
     } catch (error) {
+      // The caller gave up during the poll: withdrawn at the top of the loop.
+      if (givenUp?.aborted === true) continue;
       const unanswered = error instanceof CofferApiError && error.status === 0;
       if (!unanswered || !(Date.now() < until)) throw error;
       await sleep(Math.min(RETRY_MOST_MS, RETRY_FIRST_MS * 2 ** misses));
       misses += 1;
     }
+  }
+}
+
+/** How long a withdrawal may take before the caller goes its way anyway. */
+const WITHDRAW_TIMEOUT_MS = 5_000;
+
+/** What became of a held payment's withdrawal: made, the owner's decision first, or Coffer not answering. */
+export type Withdrawal = { kind: 'withdrawn' | 'decided' | 'unanswered'; words: string };
+
+/**
+ * A held payment's request withdrawn, or why not. The owner's answer and the withdrawal are each one
+ * conditional update: whichever came first stands, and the outcome says which.
+ */
+export async function withdrawHeld(api: Pick<CofferClient, 'withdrawRequest'>, approval: Approval): Promise<Withdrawal> {
+  const { approvalId } = approval;
+  try {
+    await Promise.race([
+      api.withdrawRequest(approvalId),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('Coffer did not answer in time')), WITHDRAW_TIMEOUT_MS).unref()),
+    ]);
+    return { kind: 'withdrawn', words: `withdrew request ${approvalId}; nothing was paid` };
+  } catch (error) {
+    if (error instanceof CofferApiError && error.status !== 0) {
+      return { kind: 'decided', words: `request ${approvalId} was decided first (${error.message}); its answer follows` };
+    }
+    return {
+      kind: 'unanswered',
+      words: `request ${approvalId} could not be withdrawn (${(error as Error).message}): it still waits for the owner, who can deny it`,
+    };
   }
 }

@@ -14,6 +14,8 @@ export interface Request {
   /** Bytes sent as they are (application/octet-stream) instead of a JSON body: a file. */
   bytes?: Blob | Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
+  /** The caller's own: aborted, the request is given up (as Coffer not answering). */
+  signal?: AbortSignal;
 }
 
 export interface TransportOptions {
@@ -36,6 +38,12 @@ export interface Download {
   /** The name the server gave it (Content-Disposition), if any. */
   fileName: string | null;
   stream: ReadableStream<Uint8Array>;
+}
+
+/** What gives a request up: the caller's signal, the transport's timeout, either, or neither. */
+function signalOf(request: Request, timeoutMs: number | undefined): { signal?: AbortSignal } {
+  const signals = [request.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s) => s !== undefined);
+  return signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) };
 }
 
 export function createTransport(options: TransportOptions) {
@@ -63,7 +71,7 @@ export function createTransport(options: TransportOptions) {
           ...request.headers,
         },
         body: request.bytes ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
-        ...(options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) }),
+        ...signalOf(request, options.timeoutMs),
       });
     } catch (error) {
       throw options.unreachable(error as Error);

@@ -228,6 +228,32 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     },
   );
 
+  it("a purchase held for the owner, and the caller gives up (its signal): the request is withdrawn, the signal's reason thrown, nothing paid", async () => {
+    const agentId = 'held-given-up';
+    const agent = await fundedX402Agent(agentId, '1.00', { askAbove: '0' });
+    const served = v2.served;
+    const caller = new AbortController();
+    let held: { approvalId: string } | null = null;
+    const buying = payingFetch(
+      v2.url,
+      { signal: caller.signal },
+      { agent: agentOf(agentId, agent.apiKey), onHeld: (approval) => (held = approval) },
+    ).catch((error: unknown) => error);
+    for (let i = 0; i < 100 && held === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    const givenUpAt = Date.now();
+    caller.abort();
+    // Thrown as fetch throws it, at once: not after the long poll's minute.
+    expect(await buying).toBe(caller.signal.reason);
+    expect(Date.now() - givenUpAt).toBeLessThan(10_000);
+    const request = (await t.api('GET', t.withOwner(`/v1/approvals/${held!.approvalId}`))).body;
+    expect(request.status).toBe('withdrawn');
+    // The owner's yes now finds nothing to carry out.
+    expect((await t.api('POST', t.withOwner(`/v1/approvals/${held!.approvalId}/approve`))).status).toBe(409);
+    expect(v2.served).toBe(served);
+    expect((await history(agentId, agent.apiKey)).filter((entry) => entry.status !== 'failed')).toHaveLength(0);
+    await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
+  });
+
   it("a purchase held for the owner whose URL redirects elsewhere after the yes: the other URL's 402 is not paid under it", async () => {
     const agentId = 'held-moved';
     const agent = await fundedX402Agent(agentId, '1.00', { askAbove: '0' });

@@ -660,6 +660,27 @@ describe('the 402 flow against the demo paid API', () => {
       };
     }
 
+    it("a payment held for the owner, and the caller gives up (its signal): the request is withdrawn, the signal's reason thrown, nothing paid", async () => {
+      const agent = await fundedAgent(t, 'given-up', '1.00');
+      await t.api('POST', t.withOwner('/v1/agents/given-up/policy'), { body: { askAbove: '0' } });
+      const caller = new AbortController();
+      let held: { approvalId: string } | null = null;
+      const fetching = payingFetch(
+        `${api.url}/weather?city=Bern`,
+        { signal: caller.signal },
+        { agent: agentOf(agent, 'given-up'), onHeld: (approval) => (held = approval) },
+      ).catch((error: unknown) => error);
+      for (let i = 0; i < 100 && held === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      const givenUpAt = Date.now();
+      caller.abort(new Error('the agent moved on'));
+      expect(await fetching).toBe(caller.signal.reason);
+      expect(Date.now() - givenUpAt).toBeLessThan(10_000);
+      expect((await t.api('GET', t.withOwner(`/v1/approvals/${held!.approvalId}`))).body.status).toBe('withdrawn');
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${held!.approvalId}/approve`))).status).toBe(409);
+      expect((await history('given-up')).filter((entry: { status: string }) => entry.status !== 'failed')).toEqual([]);
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+    });
+
     it('caps the price by the registry listing of the recipient even when the 402 names no service', async () => {
       const agent = await fundedAgent(t, 'unnamed', '5.00');
       const seller = await sellerWith(({ service: _service, ...rest }) => rest, '3.00');

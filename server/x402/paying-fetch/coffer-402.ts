@@ -17,6 +17,7 @@ import { stoppedOf, railOf, networkOf, type PaymentMade, type PaidResponse } fro
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { paidUnderApproval } from './picked-up.js';
+import { asCallers, givingUpOf } from './callers-own.js';
 
 const PAYMENT_KEYS = ['paymentId', 'txSignature', 'amount', 'xPaymentHeader'] as const;
 /** Answers to a paid retry that mean "not yet" (chain lag, verifier down): the same receipt is tried again. */
@@ -142,7 +143,7 @@ async function pay(options: PayingFetchOptions, api: CofferClient, url: string, 
   const { rail, instructions, offered, listedServiceId, idempotencyKey, chainWait } = terms;
   let paid;
   try {
-    if (options.approvalId !== undefined) paid = await paidUnderApproval(api, options.approvalId, offered, options);
+    if (options.approvalId !== undefined) paid = await paidUnderApproval(api, options.approvalId, offered, options, init);
     else {
       const ask = () =>
         api.pay(
@@ -160,7 +161,8 @@ async function pay(options: PayingFetchOptions, api: CofferClient, url: string, 
           },
           idempotencyKey,
         );
-      paid = await paymentWhenDecided(api, await whileChainConfirms(chainWait, options, ask), options.onHeld);
+      const answered = await whileChainConfirms(chainWait, options, ask);
+      paid = await paymentWhenDecided(api, answered, options.onHeld, givingUpOf(init, api)).catch(asCallers(init));
       // Approved, and made at the owner's yes, the payment may still wait for the chain: its receipt
       // is asked for under the same key, for a wait of its own from the yes. Not confirmed by then,
       // the pending one is presented (the seller may find it landed meanwhile).

@@ -5,7 +5,7 @@
 import { keyClient } from '../../client/coffer-client.js';
 import type { CofferClient } from '../../client/coffer-client.js';
 import { CofferApiError } from '../../client/client-error.js';
-import { byCaller } from './caller-callbacks.js';
+import { byCaller } from './callers-own.js';
 import type { PayingAgent } from './paying-fetch-options.js';
 import { PaymentError } from './payment-error.js';
 

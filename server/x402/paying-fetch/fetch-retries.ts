@@ -4,7 +4,7 @@
  */
 import { maxHeaderSize } from 'node:http';
 import { CofferApiError } from '../../client/client-error.js';
-import { byCaller } from './caller-callbacks.js';
+import { byCaller } from './callers-own.js';
 import { PaymentError } from './payment-error.js';
 import { NoAnswer, RedirectFailure } from './seller-call.js';
 

@@ -36,6 +36,7 @@ export interface PayingFetchOptions {
   /**
    * Told once when the agent's policy holds the payment for the owner's yes (the request then waits,
    * with long polls, until the owner decides; denied or expired, nothing is paid: payment_refused).
+   * The call's own `signal` aborted meanwhile, the request is withdrawn and the signal's reason thrown.
    */
   onHeld?: (approval: Approval) => void;
   /**

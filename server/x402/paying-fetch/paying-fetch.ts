@@ -4,7 +4,7 @@
  */
 import { readOffer } from '../payment-required.js';
 import { checkCallable } from './callable.js';
-import { guarded } from './caller-callbacks.js';
+import { CallerAborted, guarded } from './callers-own.js';
 import { payCoffers402 } from './coffer-402.js';
 import { hostOf, unreadableAnswer, whyUnreachable } from './fetch-retries.js';
 import { unpaid, type PaidResponse } from './paid-response.js';
@@ -32,6 +32,16 @@ import { urlAsSent } from '../../wire/url-as-sent.js';
  * The request body must be re-sendable (a string, bytes or URLSearchParams).
  */
 export async function payingFetch(asked: string, init: RequestInit, given: PayingFetchOptions): Promise<PaidResponse> {
+  try {
+    return await purchase(asked, init, given);
+  } catch (error) {
+    // Given up while the owner decided: the signal's reason, as fetch throws it (nothing was paid).
+    if (error instanceof CallerAborted) throw error.reason;
+    throw error;
+  }
+}
+
+async function purchase(asked: string, init: RequestInit, given: PayingFetchOptions): Promise<PaidResponse> {
   const options: PayingFetchOptions = {
     ...given,
     ...(given.onHeld === undefined ? {} : { onHeld: guarded(given.onHeld) }),

@@ -11,6 +11,7 @@ import { approvedOrThrow } from '../../client/held-payment.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import type { Payment } from '../../wire/answers/payments.js';
 import { withRetries } from './fetch-retries.js';
+import { asCallers, givingUpOf } from './callers-own.js';
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 
 /** What an earlier call's request must be to be this call's: a payment of these Coffer terms, or an x402 purchase of this URL. */
@@ -28,6 +29,7 @@ export async function approvedFor(
   approvalId: string,
   expected: PickedUp,
   options: PayingFetchOptions,
+  init: RequestInit,
 ): Promise<{ approval: Approval; result: Record<string, unknown> }> {
   const asked = await withRetries(options.retries ?? 2, () => api.approval(approvalId));
   const notThis = requestMismatch(asked, expected);
@@ -39,7 +41,7 @@ export async function approvedFor(
     );
   }
   if (asked.status === 'pending') options.onHeld?.(asked);
-  const approval = await approvedOrThrow(api, asked);
+  const approval = await approvedOrThrow(api, asked, givingUpOf(init, api)).catch(asCallers(init));
   return { approval, result: (approval.result ?? {}) as Record<string, unknown> };
 }
 
@@ -83,6 +85,7 @@ export async function paidUnderApproval(
   approvalId: string,
   instructions: PaymentInstructions,
   options: PayingFetchOptions,
+  init: RequestInit,
 ): Promise<Payment> {
-  return (await approvedFor(api, approvalId, { protocol: 'coffer', instructions }, options)).result as unknown as Payment;
+  return (await approvedFor(api, approvalId, { protocol: 'coffer', instructions }, options, init)).result as unknown as Payment;
 }

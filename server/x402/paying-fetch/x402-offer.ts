@@ -13,6 +13,7 @@ import { stoppedOf, unpaid, railOf, networkOf, type PaymentMade, type PaidRespon
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { approvedFor } from './picked-up.js';
+import { CallerAborted, asCallers, givingUpOf } from './callers-own.js';
 import { sellerAsked, headersOf, type SellerAsked } from './seller-402.js';
 import { NoAnswer, RedirectFailure, callSellerCarrying, callSellerFollowing, paidButNoAnswer, type SellerRequest } from './seller-call.js';
 
@@ -116,8 +117,8 @@ async function boughtByCoffer(
       let approval: Approval;
       if ('held' in asked) {
         options.onHeld?.(asked.held);
-        approval = await approvedOrThrow(api, asked.held).catch(refused);
-      } else approval = (await approvedFor(api, asked.resumed, { protocol: 'x402', url }, options).catch(refused)).approval;
+        approval = await approvedOrThrow(api, asked.held, givingUpOf(init, api)).catch(asCallers(init)).catch(refused);
+      } else approval = (await approvedFor(api, asked.resumed, { protocol: 'x402', url }, options, init).catch(refused)).approval;
       const { response: again, request: reached } = await sellerAfterYes(url, init, options);
       if (again.status !== 402) return { unpaid: again };
       // The yes was for this URL's terms: a 402 its redirects now lead to is another URL's, not paid.
@@ -151,6 +152,8 @@ async function sellerAfterYes(
   try {
     return await withRetries(options.retries ?? 2, () => callSellerFollowing(url, init, options));
   } catch (error) {
+    // Given up as the owner said yes: the yes stands unused until it ends (a later call may pick it up).
+    if (init.signal?.aborted === true) throw new CallerAborted(init.signal.reason);
     if (error instanceof PaymentError) throw new PaymentError(error.code, `${error.message}; nothing was paid`);
     const unreadable = unreadableAnswer(error, hostOf(url));
     if (unreadable !== null) throw new PaymentError('unreadable_402', `${unreadable}; nothing was paid`);

@@ -63,3 +63,54 @@ describe('approvedOrThrow: a held payment followed with long polls', () => {
     await expect(refused).rejects.toThrow(/^request apr_\S+ was denied by the owner; nothing was paid$/);
   });
 });
+
+describe('approvedOrThrow given up: the caller aborts while the owner decides', () => {
+  /** A long poll that answers only when the caller's signal aborts it, as fetch does (Coffer not answering, status 0). */
+  const pollUntilAborted = (_id: string, _wait?: number, signal?: AbortSignal) =>
+    new Promise<Approval>((_, reject) => signal?.addEventListener('abort', () => reject(down())));
+
+  it('withdraws the request and throws the signal’s reason: nothing was paid', async () => {
+    const approval = vi.fn(pollUntilAborted);
+    const withdrawRequest = vi.fn(async () => ({ ...waiting(0), status: 'withdrawn' }) as Approval);
+    const caller = new AbortController();
+    const followed = approvedOrThrow({ approval }, waiting(3_600_000), { signal: caller.signal, api: { withdrawRequest } });
+    caller.abort();
+    await expect(followed).rejects.toBe(caller.signal.reason);
+    expect(withdrawRequest).toHaveBeenCalledWith('apr_1');
+    expect(approval).toHaveBeenCalledTimes(1);
+  });
+
+  it('where the owner decided first (the withdrawal refused), waits for the decision: a yes’s payment is handed back', async () => {
+    const answers = [pollUntilAborted, async () => approved];
+    const approval = vi.fn((id: string, wait?: number, signal?: AbortSignal) => answers.shift()!(id, wait, signal));
+    const withdrawRequest = vi.fn(async (): Promise<Approval> => {
+      throw new CofferApiError(409, 'approval_decided', 'request apr_1 was already approved');
+    });
+    const caller = new AbortController();
+    const followed = approvedOrThrow({ approval }, waiting(3_600_000), { signal: caller.signal, api: { withdrawRequest } });
+    caller.abort();
+    await expect(followed).resolves.toBe(approved);
+    expect(withdrawRequest).toHaveBeenCalledTimes(1);
+    // The decision's poll is not given up with the caller's signal.
+    expect(approval.mock.calls[1]![2]).toBeUndefined();
+  });
+
+  it('Coffer not answering the withdrawal: the signal’s reason all the same (the request waits, for the owner to deny)', async () => {
+    const approval = vi.fn(pollUntilAborted);
+    const withdrawRequest = vi.fn(async (): Promise<Approval> => {
+      throw down();
+    });
+    const caller = new AbortController();
+    const followed = approvedOrThrow({ approval }, waiting(3_600_000), { signal: caller.signal, api: { withdrawRequest } });
+    caller.abort(new Error('enough'));
+    await expect(followed).rejects.toThrow('enough');
+  });
+
+  it('a signal aborted before the wait begins withdraws at once, asking nothing', async () => {
+    const approval = vi.fn(pollUntilAborted);
+    const withdrawRequest = vi.fn(async () => ({ ...waiting(0), status: 'withdrawn' }) as Approval);
+    const followed = approvedOrThrow({ approval }, waiting(3_600_000), { signal: AbortSignal.abort(), api: { withdrawRequest } });
+    await expect(followed).rejects.toMatchObject({ name: 'AbortError' });
+    expect(approval).not.toHaveBeenCalled();
+  });
+});
