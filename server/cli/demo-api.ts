@@ -13,7 +13,7 @@ import {
   rpcBaseTransferLookup,
   rpcTransferLookup,
 } from '../x402/paywall/transfer-lookups.js';
-import { facilitatorAt } from '../x402/paywall/paywall-x402.js';
+import { facilitatorAt } from '../x402/paywall/facilitator.js';
 import { offersExactOn } from '../x402/paywall/facilitator-kinds.js';
 import { facilitatorUrlProblem } from '../wire/schemas.js';
 import { resolveServeConfig } from '../boot/serve-config.js';

@@ -10,7 +10,7 @@ import { x402Networks } from '../chain/solana/networks.js';
 import { evmNetworkOf } from '../chain/evm/networks.js';
 import { loopbackRefusal } from '../http/guards.js';
 import { quoteFor, weatherFor } from '../demo-api/demo-data.js';
-import type { Facilitator } from '../x402/paywall/paywall-x402.js';
+import type { Facilitator } from '../x402/paywall/facilitator.js';
 
 /** The demo's EVM chain as the seller offers it: its chain id and its test USDC (EIP-712 name "USDC", version "2"). */
 export type DemoSellerBase = { chainId: number; usdc: Address };

@@ -22,7 +22,7 @@ import { DEVNET, startFacilitator, type TestFacilitator } from '../fixtures/x402
 import { micro, deployAgent, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 import { createPaywall, paymentOf } from '../../server/x402/paywall/paywall.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall/paywall-store.js';
-import { facilitatorAt, type Facilitator } from '../../server/x402/paywall/paywall-x402.js';
+import { facilitatorAt, type Facilitator } from '../../server/x402/paywall/facilitator.js';
 import { UNANSWERED_KEPT_MS } from '../../server/x402/paywall/kept-answer.js';
 import { inProcessFacilitator } from '../../server/x402/paywall/in-process-facilitator.js';
 import { rpcTransferLookup } from '../../server/x402/paywall/transfer-lookups.js';

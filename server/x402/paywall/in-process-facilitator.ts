@@ -9,7 +9,7 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { x402Networks } from '../../chain/solana/networks.js';
 import { x402EvmNetworks } from '../../chain/evm/networks.js';
-import type { Facilitator } from './paywall-x402.js';
+import type { Facilitator } from './facilitator.js';
 
 /** The facilitator's account on an EVM chain: it sends each authorization and pays its gas. */
 export type EvmFacilitatorAccount = { account: PrivateKeyAccount; rpcUrl: string; chainId: number };

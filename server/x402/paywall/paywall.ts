@@ -7,14 +7,10 @@ import { paymentRequiredBody, type PaymentTerms } from '../payment-required.js';
 import type { PaywallStore } from './paywall-store.js';
 import { createNonces, type Nonces } from './nonces.js';
 import { verifyReceipt, type VerifiedPayment } from './verify-receipt.js';
-import {
-  BeingSettled,
-  createPaywallX402,
-  type Facilitator,
-  type PaywallBaseTerms,
-  type PaywallSolTerms,
-  type PaywallX402,
-} from './paywall-x402.js';
+import { createPaywallX402, type PaywallX402 } from './paywall-x402.js';
+import type { Facilitator } from './facilitator.js';
+import type { PaywallBaseTerms, PaywallSolTerms } from './paywall-rails.js';
+import { BeingSettled } from './settling-now.js';
 import { x402Networks } from '../../chain/solana/networks.js';
 import { x402EvmNetworks } from '../../chain/evm/networks.js';
 

@@ -34,7 +34,7 @@ export interface PendingSettlement {
 }
 
 /** A payment's settlement under a nonce, as the paywall remembers what the facilitator did with it. */
-type Settling = Pick<PendingSettlement, 'nonce' | 'digest' | 'payer' | 'nonceExpiresAt'>;
+type SettlingPayment = Pick<PendingSettlement, 'nonce' | 'digest' | 'payer' | 'nonceExpiresAt'>;
 
 export interface PendingSettlements {
   /**
@@ -45,18 +45,18 @@ export interface PendingSettlements {
    * keeps the nonce until it is accepted or pruned; and where a payment under the nonce was accepted
    * (by another process sharing the file, since this one found the nonce unused).
    */
-  settlementBegins(payment: Settling & { since: number }): boolean;
+  settlementBegins(payment: SettlingPayment & { since: number }): boolean;
   /**
    * The facilitator named the transaction it sent (left pending, or failed after sending; or, with
    * `settledAt`, answered then that the payment settled in it): the settlement in flight is
    * answered. Nothing is written over another payment's row.
    */
-  settlementNamed(payment: Settling & { transaction: string; settledAt?: number }): void;
+  settlementNamed(payment: SettlingPayment & { transaction: string; settledAt?: number }): void;
   /**
    * The facilitator said the payment's authorization ran before it sent anything: the settlement in
    * flight is answered, and ran nowhere of its doing (one begun before, never answered, may have).
    */
-  settlementRanElsewhere(payment: Pick<Settling, 'nonce' | 'digest'>): void;
+  settlementRanElsewhere(payment: Pick<SettlingPayment, 'nonce' | 'digest'>): void;
   pendingSettlement(nonce: string): PendingSettlement | null;
   /** The payment under `nonce` was accepted (its one answer given): nothing of its settlement is kept. */
   settlementAccepted(nonce: string): void;
@@ -64,7 +64,7 @@ export interface PendingSettlements {
    * The payment remembered as `former` (its claim and digest) is remembered as `now` from here on;
    * nothing changes where none is, or one is already remembered under `now`'s claim.
    */
-  settlementDigestChanged(former: Pick<Settling, 'nonce' | 'digest'>, now: Pick<Settling, 'nonce' | 'digest'>): void;
+  settlementDigestChanged(former: Pick<SettlingPayment, 'nonce' | 'digest'>, now: Pick<SettlingPayment, 'nonce' | 'digest'>): void;
   /** Whether this very payment (its digest) is remembered under another of the paywall's nonces than `nonce`. */
   settlingUnderAnotherNonce(nonce: string, digest: string): boolean;
   /** Forgets the payments whose nonce ended before `before`. */
@@ -156,7 +156,7 @@ export function pendingSettlementsIn(
     return row !== undefined && row.digest === digest ? row : null;
   };
   /** Whether another payment than this one is remembered under its nonce. */
-  const anotherPayment = ({ nonce, digest }: Pick<Settling, 'nonce' | 'digest'>) => {
+  const anotherPayment = ({ nonce, digest }: Pick<SettlingPayment, 'nonce' | 'digest'>) => {
     const row = select.get(nonce) as Row | undefined;
     return row !== undefined && row.digest !== digest;
   };
@@ -164,11 +164,11 @@ export function pendingSettlementsIn(
   type Said = Pick<Row, 'settledIn' | 'settledAt'>;
   const NOTHING_SAID: Said = { settledIn: '', settledAt: 0 };
   const saidOf = (row: Row | null): Said => (row === null ? NOTHING_SAID : { settledIn: row.settledIn, settledAt: row.settledAt });
-  const write = (payment: Settling, named: string[], settlingSince: number, unansweredSince: number, said: Said) =>
+  const write = (payment: SettlingPayment, named: string[], settlingSince: number, unansweredSince: number, said: Said) =>
     upsert.run({ ...payment, latest: named.at(-1) ?? '', named: named.join(' '), settlingSince, unansweredSince, ...said });
 
   // Each is read and written in one immediate write: processes sharing the file take turns.
-  const begins = db.transaction((payment: Settling & { since: number }): boolean => {
+  const begins = db.transaction((payment: SettlingPayment & { since: number }): boolean => {
     if (accepted(payment.nonce) || anotherPayment(payment)) return false;
     const row = ofPayment(payment.nonce, payment.digest);
     // One begun before and never answered (the paywall stopped) stays in the search.
@@ -178,7 +178,7 @@ export function pendingSettlementsIn(
     write({ ...payment, payer }, row === null ? [] : namedIn(row), payment.since, unanswered, saidOf(row));
     return true;
   });
-  const named = db.transaction(({ settledAt, ...payment }: Settling & { transaction: string; settledAt?: number }) => {
+  const named = db.transaction(({ settledAt, ...payment }: SettlingPayment & { transaction: string; settledAt?: number }) => {
     if (anotherPayment(payment)) return;
     const row = ofPayment(payment.nonce, payment.digest);
     const sent = [...(row === null ? [] : namedIn(row)).filter((earlier) => earlier !== payment.transaction), payment.transaction];
@@ -192,7 +192,7 @@ export function pendingSettlementsIn(
     const kept = sent.length > MOST_NAMED ? [first, ...settled, ...latest] : sent;
     write({ ...payment, payer: payment.payer || (row?.payer ?? '') }, kept, 0, row?.unansweredSince ?? 0, said);
   });
-  const ranElsewhere = db.transaction(({ nonce, digest }: Pick<Settling, 'nonce' | 'digest'>) => {
+  const ranElsewhere = db.transaction(({ nonce, digest }: Pick<SettlingPayment, 'nonce' | 'digest'>) => {
     const row = ofPayment(nonce, digest);
     if (row !== null) write({ ...row, nonce }, namedIn(row), 0, row.unansweredSince, saidOf(row));
   });

@@ -25,7 +25,7 @@ export type Settlement = { ok: true; settled: SettleResponse; payer: string };
  * store, by the payment's signature) and checks that transaction's transfer. Kept in memory, as the
  * nonce claims are: a paywall restarted meanwhile verifies the payment afresh.
  */
-export class PendingSettlements {
+export class ResumableSettles {
   private readonly until = new Map<string, number>();
 
   has(payment: PresentedPayment, now: number): boolean {
@@ -63,7 +63,7 @@ export async function verifiedAndSettled(
   facilitator: FacilitatorClient,
   payload: PaymentPayload,
   requirements: PaymentRequirements | PaymentRequirementsV1,
-  pending: { settlements: PendingSettlements; until: number; now: number },
+  pending: { settlements: ResumableSettles; until: number; now: number },
   /** The payment's settlements as remembered, and where the chain shows them (settled-on-chain.ts). */
   onChain: PaidBefore | null = null,
 ): Promise<Settlement | X402Refusal> {
@@ -80,7 +80,7 @@ export async function verifiedAndSettled(
     return (await landed()) ?? refuse('receipt_expired', 'the nonce this payment names has expired; pay the fresh terms');
   }
   // A payment left pending was verified when first presented; verified again now, its used
-  // authorization would fail (see PendingSettlements).
+  // authorization would fail (see ResumableSettles).
   const presented = { payload, requirements };
   const resumed = pending.settlements.has(presented, pending.now);
   let payer: string | undefined;

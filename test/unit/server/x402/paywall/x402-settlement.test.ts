@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FacilitatorClient } from '@x402/core/server';
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements } from '@x402/core/types';
-import { PendingSettlements, verifiedAndSettled } from '../../../../../server/x402/paywall/x402-settlement.js';
+import { ResumableSettles, verifiedAndSettled } from '../../../../../server/x402/paywall/x402-settlement.js';
 
 /**
  * A facilitator at a URL (the edge of the world) whose settlement stays pending while its chain has
@@ -60,7 +60,7 @@ const route = (amount: string) =>
 describe('a settlement left pending', () => {
   it('is resumed when the same payment is presented again for the same terms, and verified afresh for other terms', async () => {
     const { facilitator, state } = slowFacilitator();
-    const settlements = new PendingSettlements();
+    const settlements = new ResumableSettles();
     const pending = { settlements, until: 10_000, now: 1_000 };
     await expect(verifiedAndSettled(facilitator, payload, route('10000'), pending)).rejects.toThrow(/has not finished settling 0xabc/);
     expect(state).toMatchObject({ verifies: 1, settles: 2 });
@@ -84,7 +84,7 @@ describe('a settlement left pending', () => {
 
   it('is forgotten once its terms end', async () => {
     const { facilitator, state } = slowFacilitator();
-    const settlements = new PendingSettlements();
+    const settlements = new ResumableSettles();
     await expect(verifiedAndSettled(facilitator, payload, route('10000'), { settlements, until: 2_000, now: 1_000 })).rejects.toThrow();
     state.mined = true;
     expect(await verifiedAndSettled(facilitator, payload, route('10000'), { settlements, until: 9_000, now: 2_001 })).toMatchObject({
@@ -111,7 +111,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
   it('is remembered with its transaction when left pending, and settled where the chain shows that transaction paid it', async () => {
     const { facilitator, state } = slowFacilitator();
     const first = onChain(null);
-    const before = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    const before = { settlements: new ResumableSettles(), until: 10_000, now: 1_000 };
     await expect(verifiedAndSettled(facilitator, payload, route('10000'), before, first)).rejects.toThrow(/has not finished/);
     // Each settlement remembered as it began, then with the transaction the facilitator said it sent
     // (asked twice: a facilitator that lost what it sent may send again).
@@ -125,7 +125,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
     // settled before the payment is recorded.
     expect(resumed.asked).toEqual(['settling, paid by ', 'settled in 0xabc']);
     // Restarted: nothing in memory; the facilitator's verify refuses the used authorization.
-    const after = { settlements: new PendingSettlements(), until: 10_000, now: 2_000 };
+    const after = { settlements: new ResumableSettles(), until: 10_000, now: 2_000 };
     const landed = onChain('0xabc');
     expect(await verifiedAndSettled(facilitator, payload, route('10000'), after, landed)).toEqual({
       ok: true,
@@ -160,7 +160,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
         forgetful,
         payload,
         route('10000'),
-        { settlements: new PendingSettlements(), until: 10_000, now: 1_000 },
+        { settlements: new ResumableSettles(), until: 10_000, now: 1_000 },
         chain,
       ),
     ).toMatchObject({
@@ -172,7 +172,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
 
   it('when its settlement then fails, is settled where the chain shows it paid (a facilitator that lost what it sent)', async () => {
     const failing = failingWith({ errorReason: 'invalid_exact_evm_nonce_already_used' });
-    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    const pending = { settlements: new ResumableSettles(), until: 10_000, now: 1_000 };
     const landed = onChain('0xlanded');
     expect(await verifiedAndSettled(failing, payload, route('10000'), pending, landed)).toMatchObject({
       ok: true,
@@ -183,7 +183,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
   });
 
   it('is remembered by what its failed settlement said it sent: a transaction, the authorization run before, or nothing sure', async () => {
-    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    const pending = { settlements: new ResumableSettles(), until: 10_000, now: 1_000 };
     const said = async (failure: { errorReason: string; transaction?: string }) => {
       const chain = onChain(null);
       const answer = await verifiedAndSettled(failingWith(failure), payload, route('10000'), pending, chain).catch((error: Error) => error);
@@ -207,7 +207,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
 });
 
 describe('a facilitator over HTTP that answers with a status other than 2xx', () => {
-  const pending = () => ({ settlements: new PendingSettlements(), until: 10_000, now: 1_000 });
+  const pending = () => ({ settlements: new ResumableSettles(), until: 10_000, now: 1_000 });
   const over = (verify: () => Promise<never> | Promise<object>, settle: () => Promise<never> | Promise<object>) =>
     ({ getSupported: async () => ({ kinds: [], extensions: [], signers: {} }), verify, settle }) as unknown as FacilitatorClient;
   const valid = async () => ({ isValid: true, payer: '0xpayer' });
@@ -311,7 +311,7 @@ describe("a facilitator's refusal in the buyer's answer", () => {
           network: requirements.network,
         }),
       }) as FacilitatorClient;
-    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    const pending = { settlements: new ResumableSettles(), until: 10_000, now: 1_000 };
     const words = async (message: string) => {
       const refused = await verifiedAndSettled(refusing(message), payload, route('10000'), pending);
       return refused.ok ? null : refused.reason;
