@@ -79,7 +79,7 @@ export async function demoApi(flags: {
       base,
       store,
       log,
-      ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator) } }),
+      ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator, FACILITATOR_ANSWER_MS) } }),
     }),
   );
   answerRejectedRequestsInJson(server);
@@ -171,6 +171,13 @@ function readConnection(file: string): { url: string; network: string } | null {
     return null;
   }
 }
+
+/**
+ * How long a paid request waits for the facilitator's verify or settle before the demo answers 503
+ * (the buyer presents the payment again, and the settlement is resumed): inside the 45 s an MCP
+ * buyer waits for an answer, where the package's own 90 s would outlast it.
+ */
+const FACILITATOR_ANSWER_MS = 30_000;
 
 /** How long the first line waits for the facilitator to say what it settles. */
 const FACILITATOR_ASKED_MS = 5_000;
