@@ -81,18 +81,26 @@ export function createEvmWallets(backend: SecretBackend, signing: EvmSigningThre
       return account;
     },
 
-    /** The entries that restore the EVM accounts of `wallets`, by their names in the key store. */
-    async export(wallets: Iterable<string>): Promise<Record<string, string>> {
+    /**
+     * The entries that restore the EVM accounts of `wallets`, by their names in the key store, and the
+     * accounts whose key this key store no longer has: left out (a pointer without its key is refused
+     * on restore) and named, as a Solana wallet without its key is, so one lost key stops no backup.
+     */
+    async export(wallets: Iterable<string>): Promise<{ entries: Record<string, string>; withoutKey: Address[] }> {
       const entries: Record<string, string> = {};
+      const withoutKey: Address[] = [];
       for (const wallet of wallets) {
         const address = await filedFor(wallet);
         if (address === null) continue;
         const key = await backend.get(evmKeyAccount(address));
-        if (key === null) throw new Error(`no EVM key stored for ${address}, the account of wallet ${wallet}`);
+        if (key === null) {
+          withoutKey.push(address);
+          continue;
+        }
         entries[evmOfWalletAccount(wallet)] = address;
         entries[evmKeyAccount(address)] = key;
       }
-      return entries;
+      return { entries, withoutKey };
     },
 
     /**

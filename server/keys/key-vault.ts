@@ -145,8 +145,9 @@ export function createKeyVault(backend: SecretBackend, evmSigning: EvmSigningThr
       if (ownerKey !== null) secrets[ownerKeySecret(treasury)] = ownerKey;
       Object.assign(secrets, await phrases.exportTreasury(treasury));
     }
-    Object.assign(secrets, await evm.export(new Set([...treasuries, ...wallets])));
-    return { secrets, walletsWithoutKey };
+    const accounts = await evm.export(new Set([...treasuries, ...wallets]));
+    Object.assign(secrets, accounts.entries);
+    return { secrets, walletsWithoutKey: [...walletsWithoutKey, ...accounts.withoutKey] };
   };
 
   const importSecrets = async (secrets: Record<string, string>) => {

@@ -150,6 +150,26 @@ describe('the secrets of a backup', () => {
     expect(next).toBe(await vault.createWallet({ kind: 'agent', treasury }));
   });
 
+  it("a wallet whose Base account's key is lost is named, as one whose own key is, and the rest exported: no backup is stopped by it", async () => {
+    const backend = memoryBackend();
+    const vault = createKeyVault(backend);
+    const treasury = await vault.createWallet({ kind: 'treasury' });
+    const agents = [await vault.createWallet({ kind: 'agent', treasury }), await vault.createWallet({ kind: 'agent', treasury })];
+    const lostEvm = await vault.evmWalletOf(agents[0]!, treasury);
+    const keptEvm = await vault.evmWalletOf(agents[1]!, treasury);
+    backend.secrets.delete(`evm-wallet:${lostEvm}`);
+
+    const { secrets, walletsWithoutKey } = await vault.exportSecrets({ wallets: agents, treasuries: [treasury] });
+    expect(walletsWithoutKey).toEqual([lostEvm]);
+    // Its pointer is left out with its key (a backup naming an account without its key is refused on restore).
+    expect(secrets[`evm-wallet-of:${agents[0]}`]).toBeUndefined();
+    expect(secrets[`evm-wallet:${keptEvm}`]).toBe(backend.secrets.get(`evm-wallet:${keptEvm}`));
+    expect(secrets[`wallet:${agents[0]}`]).toBe(backend.secrets.get(`wallet:${agents[0]}`));
+    const restored = createKeyVault(memoryBackend());
+    await restored.importSecrets(secrets);
+    expect((await restored.evmAccount(keptEvm)).address).toBe(keptEvm);
+  });
+
   it('a next index never goes back: an older backup filed over a key store that went on keeps the later index', async () => {
     const backend = memoryBackend();
     const vault = createKeyVault(backend);
