@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { CofferError } from '../wire/errors.js';
 import { createKeyVault } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
-import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState } from '../store/ledger-snapshot.js';
+import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState, takeMeta } from '../store/ledger-snapshot.js';
+import { restoredScheduleKeys, scheduleFolderOf } from '../core/backup/schedule.js';
 import { LOCK_FILE, lockDataDir } from '../boot/data-dir-lock.js';
 import { openBackup } from './backup-file.js';
 import { refuseRestoreTarget } from './owner-paths.js';
@@ -84,7 +85,10 @@ export function refuseOtherNetwork(network: string, asked: string | null): void 
  * is whole (it authenticates), its ledger passes SQLite's integrity check and is of the same
  * network and treasuries. Then the keys are filed (checked, see importSecrets), and only then does
  * the ledger take its name, so a restore cut short can simply be run again. What moved on the chain
- * since the backup is reconciled at the first start, as at any start.
+ * since the backup is reconciled at the first start, as at any start. A backup schedule the ledger
+ * carries is left behind, its folder answered (`schedulesLeft`) for the owner to be told: its
+ * passphrase is not in the file, and the files it rotates are the other Coffer's, never this one's to
+ * remove.
  */
 export async function restoreBackupFile(options: {
   file: string;
@@ -95,7 +99,7 @@ export async function restoreBackupFile(options: {
   /** Asked once the file is known to be a backup of the right network. */
   passphrase: (facts: BackupFacts) => Promise<string | null>;
   log: (message: string) => void;
-}): Promise<(BackupFacts & { owners: string[] }) | null> {
+}): Promise<(BackupFacts & { owners: string[]; schedulesLeft: string[] }) | null> {
   const { header } = await readBackupHeader(options.file);
   refuseOtherNetwork(header.network, options.network);
   const lock = await claimEmptyDataDir(options.dataDir);
@@ -117,17 +121,24 @@ export async function restoreBackupFile(options: {
     if (ledger.network !== header.network || ledger.owners.some((owner) => !manifest.owners.includes(owner))) {
       throw new CofferError('backup_damaged', `the ledger in ${options.file} is not the one its header describes`);
     }
+    const schedulesLeft = takeMeta(restoring, restoredScheduleKeys(ledger.owners)).map(scheduleFolderOf);
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     await createKeyVault(backend).importSecrets(manifest.secrets);
     await rename(restoring, join(options.dataDir, LEDGER));
     restored = true;
-    return { network: header.network, createdAt: header.createdAt, owners: ledger.owners };
+    return { network: header.network, createdAt: header.createdAt, owners: ledger.owners, schedulesLeft };
   } finally {
     // The copy and the files SQLite kept beside it while checking it.
     await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${restoring}${suffix}`, { force: true })));
     if (restored) lock.release();
     else lock.abandon();
   }
+}
+
+/** What a restore says of the backup schedules it left behind (restoreBackupFile's `schedulesLeft`); null for none. */
+export function schedulesLeftWords(folders: string[]): string | null {
+  if (folders.length === 0) return null;
+  return `The backup schedule into ${folders.join(' and ')} was not restored (its passphrase is not in the file, and the files there are the other Coffer's, never this one's to remove): set one again to back this Coffer up on a schedule.`;
 }
 
 /** Removes a file; false where it could not be (in use, on Windows). */

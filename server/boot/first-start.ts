@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { CofferError, isCofferError } from '../wire/errors.js';
 import type { FirstStartStatus } from '../wire/answers/first-start.js';
 import { BACKUP_MAGIC, readBackupHeader } from '../backup/backup-header.js';
-import { refuseOtherNetwork, restoreBackupFile } from '../backup/restore-file.js';
+import { refuseOtherNetwork, restoreBackupFile, schedulesLeftWords } from '../backup/restore-file.js';
 import { restoreFromPhrase } from '../backup/restore-phrase.js';
 import type { ServeConfig } from './serve-config.js';
 import { createFirstStartApp, type FirstStartActions } from '../http/first-start-app.js';
@@ -120,7 +120,11 @@ export async function startFirstStart(settings: ServeConfig, log: (message: stri
           log,
         });
         if (facts === null) throw new CofferError('wrong_passphrase', 'no passphrase was given');
-        choose('restored', `the ${facts.network} treasury and its ledger as of ${facts.createdAt}`);
+        const scheduleLeft = schedulesLeftWords(facts.schedulesLeft);
+        choose(
+          'restored',
+          `the ${facts.network} treasury and its ledger as of ${facts.createdAt}${scheduleLeft === null ? '' : `. ${scheduleLeft}`}`,
+        );
         await discardUpload();
         return status();
       }),

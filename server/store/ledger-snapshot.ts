@@ -29,6 +29,27 @@ export function inspectLedger(file: string): { schemaVersion: number; network: s
   }
 }
 
+/**
+ * Takes `keys` out of a ledger file's meta (a restored copy, before it takes its name): the values
+ * it held, of those it held.
+ */
+export function takeMeta(file: string, keys: string[]): string[] {
+  const db = openConnection(file, { fileMustExist: true });
+  try {
+    const read = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    const remove = db.prepare('DELETE FROM meta WHERE key = ?');
+    return db.transaction(() =>
+      keys.flatMap((key) => {
+        const value = read.get(key) as string | undefined;
+        remove.run(key);
+        return value === undefined ? [] : [value];
+      }),
+    )();
+  } finally {
+    db.close();
+  }
+}
+
 /** The newest schema a ledger was brought to (migrations.ts), and the newest this build knows. */
 const schemaVersionOf = (db: SqliteDatabase) => db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get() as number;
 export const KNOWN_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));

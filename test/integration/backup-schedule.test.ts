@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readBackupHeader } from '../../server/backup/backup-header.js';
 import { lockDataDir } from '../../server/boot/data-dir-lock.js';
 import type { CofferEventWithTime } from '../../server/core/events.js';
-import { deployAgent, manualClock, signIn, tempDataDir } from '../helpers/coffer.js';
+import { deployAgent, manualClock, signIn, startCoffer, tempDataDir } from '../helpers/coffer.js';
+import { restoreBackupFile } from '../../server/backup/restore-file.js';
 import { expectError } from '../helpers/expect-error.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { runCoffer, spawnServe } from '../helpers/serve-process.js';
@@ -190,6 +191,56 @@ describe('scheduled backup files into a folder the owner picks', () => {
     ]);
     expect(readdirSync(once)).toHaveLength(2);
     expect((await t.api('DELETE', t.withOwner('/v1/backup/schedule'))).status).toBe(200);
+  });
+});
+
+describe('a restored Coffer and the schedule of the one its backup came from', () => {
+  it("carries no schedule (its passphrase is not in the file), so the other Coffer's files are never its to remove", async () => {
+    const scratch = tempDataDir();
+    const folder = join(scratch, 'backups');
+    mkdirSync(folder);
+    const files = () => readdirSync(folder).sort();
+    const first = await startCoffer({});
+    let restored: Awaited<ReturnType<typeof startCoffer>> | null = null;
+    try {
+      expect(
+        (await first.api('POST', first.withOwner('/v1/backup/schedule'), { body: { folder, passphrase: PASSPHRASE, keep: 2 } })).status,
+      ).toBe(200);
+      const written = files();
+      expect(written).toHaveLength(1);
+      // A backup written once the schedule is set (its first file is written before it is saved).
+      const backup = await fetch(`${first.url}${first.withOwner('/v1/backup/file')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ passphrase: PASSPHRASE }),
+      });
+      expect(backup.status).toBe(200);
+      writeFileSync(join(scratch, 'taken-away.coffer'), Buffer.from(await backup.arrayBuffer()));
+      await first.stop();
+      const facts = await restoreBackupFile({
+        file: join(scratch, 'taken-away.coffer'),
+        dataDir: join(scratch, 'restored'),
+        network: null,
+        keyStore: 'file',
+        passphrase: async () => PASSPHRASE,
+        log: () => undefined,
+      });
+      // Said, for the restore to tell the owner: where it wrote, and that it is set again by hand.
+      expect(facts?.schedulesLeft).toEqual([folder]);
+      restored = await startCoffer({ dataDir: join(scratch, 'restored') });
+      expect((await restored.api('GET', restored.withOwner('/v1/backup'))).body.schedule).toBeNull();
+      // A schedule of its own into the same folder keeps one file: its own. The first Coffer's stays.
+      const own = await restored.api('POST', restored.withOwner('/v1/backup/schedule'), {
+        body: { folder, passphrase: `${PASSPHRASE}!`, keep: 1 },
+      });
+      expect(own.status).toBe(200);
+      expect(files()).toHaveLength(2);
+      expect(files()).toContain(written[0]);
+    } finally {
+      await first.stop().catch(() => undefined);
+      await restored?.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
 

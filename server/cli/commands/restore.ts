@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { chooseNetwork, openCoffer } from '../../boot/open-coffer.js';
 import { existsSync } from 'node:fs';
-import { claimEmptyDataDir, restoreBackupFile } from '../../backup/restore-file.js';
+import { claimEmptyDataDir, restoreBackupFile, schedulesLeftWords } from '../../backup/restore-file.js';
 import { phraseNetwork, restoreFromPhrase } from '../../backup/restore-phrase.js';
 import { refuseRestoreTarget } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
@@ -40,6 +40,8 @@ export async function restoreFile(
     return 1;
   }
   io.say.write(`Restored into ${config.dataDir}: the ledger and keys as of ${restored.createdAt} (${restored.network}).\n`);
+  const scheduleLeft = schedulesLeftWords(restored.schedulesLeft);
+  if (scheduleLeft !== null) io.say.write(`${scheduleLeft} (${shellCommand(['backup', 'schedule', '--folder', 'DIR'])})\n`);
 
   let coffer;
   try {

@@ -25,6 +25,14 @@ interface BackupSchedule {
   lastError: string | null;
 }
 
+/**
+ * A backup's ledger restored elsewhere: the meta keys its owners' schedules are kept under, to be
+ * left behind (their passphrase is not in the file, and the files they rotate are the other
+ * Coffer's), and the folder a stored one wrote into, for the restore to say.
+ */
+export const restoredScheduleKeys = (owners: string[]) => owners.map(scheduleMeta);
+export const scheduleFolderOf = (stored: string): string => (JSON.parse(stored) as BackupSchedule).folder;
+
 const readSchedule = (ctx: ContextWith<MetaStore>, owner: string): BackupSchedule | null => {
   const stored = ctx.store.getMeta(scheduleMeta(owner));
   return stored === null || stored === '' ? null : (JSON.parse(stored) as BackupSchedule);
