@@ -64,8 +64,8 @@ export interface EngineState {
   transfersInFlight: Map<string, Promise<unknown>>;
   /** Generation tasks this process is running right now, by id: a task is never started twice. */
   tasksRunning: Map<string, Promise<void>>;
-  /** The refusal last written per agent (`owner|agentId`), so a retry loop writes it once. */
-  lastRefusals: Map<string, { what: string; at: number }>;
+  /** The refusals written per agent (`owner|agentId`) in the last 10 s, by what makes them the same, so a retry loop writes each once. */
+  lastRefusals: Map<string, Map<string, number>>;
   /**
    * What the log last said of each pending row reconciliation could not settle or send (reconcile.ts):
    * the chain watch tries it every 15 s until it lands or ends, so the same trouble is said once, and

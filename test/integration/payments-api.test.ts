@@ -347,6 +347,26 @@ describe('payments over HTTP on the sim chain', () => {
     expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals).toHaveLength(20);
   });
 
+  it("an agent looping over several refused payments is written once for each, and a stopped one once whatever it asks: other agents' refusals stay", async () => {
+    const loud = await fundedAgent(t, 'loud', '1.00');
+    const quiet = await fundedAgent(t, 'quiet', '1.00');
+    expect((await pay(t, 'quiet', quiet.apiKey, weather('20'))).body.code).toBe('max_per_payment_exceeded');
+    // Two refused payments in turn (helper 166's loop): each is the same refusal again.
+    for (let i = 0; i < 6; i++) {
+      expect((await pay(t, 'loud', loud.apiKey, weather('20'))).body.code).toBe('max_per_payment_exceeded');
+      expect((await pay(t, 'loud', loud.apiKey, weather('30'))).body.code).toBe('max_per_payment_exceeded');
+    }
+    const refusals = async () =>
+      (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals as { agent: string; code: string }[];
+    expect((await refusals()).filter((r) => r.agent === 'loud')).toHaveLength(2);
+    // Stopped, whatever it asks is one refusal: it is stopped.
+    await t.api('POST', t.withOwner('/v1/agents/loud/kill'));
+    for (let i = 0; i < 25; i++) expect((await pay(t, 'loud', loud.apiKey, weather(`0.${10 + i}`))).body.code).toBe('agent_suspended');
+    const after = await refusals();
+    expect(after.filter((r) => r.agent === 'loud' && r.code === 'agent_suspended')).toHaveLength(1);
+    expect(after.filter((r) => r.agent === 'quiet')).toHaveLength(1);
+  });
+
   it('the sim faucet takes an Idempotency-Key: the same key mints once and answers the first deposit; another amount under it is 409', async () => {
     const treasuryBefore = await t.coffer.chain.usdcBalance(t.owner);
     const path = t.withOwner('/v1/treasury/faucet');

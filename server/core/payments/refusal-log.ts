@@ -1,7 +1,8 @@
 /**
  * Refused payments, written down for the owner: what an agent tried and was not allowed (the policy
  * decision itself is server/core/policy/rules.ts). A retry loop is written once (the same
- * code, service, amount and rail within 10 s), and every refusal is announced.
+ * code, service, amount and rail within 10 s; a stopped agent's, whatever it asked), and every
+ * refusal is announced.
  */
 import { CofferError, RepeatedFailure, type ErrorCode } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
@@ -17,20 +18,36 @@ const REFUSALS_KEPT = 500;
 /** The same refusal again within this time is not written again (an agent retrying in a loop). */
 const REFUSAL_REPEAT_MS = 10_000;
 
+/** The refusals remembered per agent to tell a repeat (a loop over more is written more, as it varies). */
+const REFUSALS_REMEMBERED = 32;
+
 /**
- * True when the refusal last written for this agent is this same one, written moments ago (one entry
- * per agent). Otherwise this one will be written, and becomes the last. A payment that goes through
- * forgets it, so the next refusal is always written.
+ * True when this agent's refusal is one written for it moments ago: any of those written within the
+ * last 10 s, not only the last (an agent looping over two refused payments would otherwise write
+ * every try, and push every other agent's refusals out of the owner's list). Otherwise it will be
+ * written, and is remembered. A payment that goes through forgets them, so the next refusal is
+ * always written.
  */
-function repeatsLastRefusal(ctx: ContextWith<RefusalStore>, owner: string, agentId: string, what: string): boolean {
-  const last = ctx.state.lastRefusals;
+function repeatsRecentRefusal(ctx: ContextWith<RefusalStore>, owner: string, agentId: string, what: string): boolean {
   const key = `${owner}|${agentId}`;
   const now = ctx.clock.now();
-  const previous = last.get(key);
-  if (previous !== undefined && previous.what === what && now - previous.at < REFUSAL_REPEAT_MS) return true;
-  last.set(key, { what, at: now });
+  const written = ctx.state.lastRefusals.get(key) ?? new Map<string, number>();
+  for (const [seen, at] of written) if (now - at >= REFUSAL_REPEAT_MS) written.delete(seen);
+  if (written.has(what)) return true;
+  written.set(what, now);
+  // Oldest first (insertion order): a map this full drops its oldest.
+  if (written.size > REFUSALS_REMEMBERED) written.delete(written.keys().next().value!);
+  ctx.state.lastRefusals.set(key, written);
   return false;
 }
+
+/**
+ * What makes two refusals the same: code, service, amount and rail; for a stopped agent the code
+ * alone (whatever it asks, the answer is that it is stopped: a stopped agent varying its asks would
+ * otherwise write each one).
+ */
+const sameRefusalKey = (code: ErrorCode, asked: { service: string; amount: string; rail: Rail | null }) =>
+  code === 'agent_suspended' ? code : `${code}|${asked.service}|${asked.amount}|${asked.rail}`;
 
 const REFUSALS = new Set<ErrorCode>([
   'agent_suspended',
@@ -91,7 +108,7 @@ export async function recordingRefusals<T>(
       const micro = tryParseUsdc(asked.amount);
       const amount = micro === null ? asked.amount : formatUsdc(micro);
       const { service, rail } = asked;
-      if (!repeatsLastRefusal(ctx, owner, agentId, `${error.code}|${service}|${amount}|${rail}`)) {
+      if (!repeatsRecentRefusal(ctx, owner, agentId, sameRefusalKey(error.code, { service, amount, rail }))) {
         try {
           ctx.store.recordRefusal(
             { owner, agentId, service, amount, rail, code: error.code, message: error.message, at: ctx.clock.now() },
