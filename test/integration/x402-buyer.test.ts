@@ -228,6 +228,29 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     },
   );
 
+  it("the caller's signal aborted once the seller offered x402, before Coffer pays: its reason, nothing paid", async () => {
+    const agentId = 'aborts-x402';
+    const agent = await fundedX402Agent(agentId, '1.00');
+    const served = v2.served;
+    const caller = new AbortController();
+    // Aborted once the seller's 402 has come (read whole), before Coffer is asked anything.
+    const doFetch: typeof fetch = async (input, init) => {
+      const answer = await fetch(input, init);
+      if (answer.status === 402) {
+        await answer.clone().arrayBuffer();
+        caller.abort();
+      }
+      return answer;
+    };
+    const error = await payingFetch(v2.url, { signal: caller.signal }, { agent: agentOf(agentId, agent.apiKey), fetch: doFetch }).catch(
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBe(caller.signal.reason);
+    expect(v2.served).toBe(served);
+    expect(await history(agentId, agent.apiKey)).toEqual([]);
+    await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
+  });
+
   it("a purchase held for the owner, and the caller gives up (its signal): the request is withdrawn, the signal's reason thrown, nothing paid", async () => {
     const agentId = 'held-given-up';
     const agent = await fundedX402Agent(agentId, '1.00', { askAbove: '0' });

@@ -681,6 +681,41 @@ describe('the 402 flow against the demo paid API', () => {
       expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
     });
 
+    it("the caller's signal aborted once the seller asked for payment, before Coffer pays: its reason, nothing paid; after, paid_call_failed with the payment, the paid call not retried", async () => {
+      const agent = await fundedAgent(t, 'aborts', '1.00');
+      const url = `${api.url}/weather?city=Graz`;
+      /** A fetch that aborts the caller's signal as a request matching `at` goes out, counting the paid calls. */
+      const abortingAt = (caller: AbortController, at: (url: string, init?: RequestInit) => boolean) => {
+        const seen = { paidCalls: 0 };
+        const doFetch: typeof fetch = (input, init) => {
+          const target = String(input instanceof Request ? input.url : input);
+          if (new Headers(init?.headers).has('x-payment')) seen.paidCalls += 1;
+          if (at(target, init)) caller.abort();
+          return fetch(input, init);
+        };
+        return { doFetch, seen };
+      };
+      const before = new AbortController();
+      const early = abortingAt(before, (target) => target.includes('/v1/health'));
+      const refused = await payingFetch(url, { signal: before.signal }, { agent: agentOf(agent, 'aborts'), fetch: early.doFetch }).catch(
+        (error: unknown) => error,
+      );
+      expect(refused).toBe(before.signal.reason);
+      expect(await history('aborts')).toEqual([]);
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+
+      const after = new AbortController();
+      const late = abortingAt(after, (target, init) => target.startsWith(api.url) && new Headers(init?.headers).has('x-payment'));
+      const paid = await payingFetch(url, { signal: after.signal }, { agent: agentOf(agent, 'aborts'), fetch: late.doFetch }).catch(
+        (error: unknown) => error,
+      );
+      expect(paid).toMatchObject({ code: 'paid_call_failed', details: { payment: { amount: '0.01' } } });
+      expect((paid as Error).message).toMatch(/^paid, but this call was given up \(its signal aborted\) before .* answered/);
+      // Given up by the caller, the paid call is not sent again (as a call lost in transport is).
+      expect(late.seen.paidCalls).toBe(1);
+      expect(await history('aborts')).toHaveLength(1);
+    });
+
     it('caps the price by the registry listing of the recipient even when the 402 names no service', async () => {
       const agent = await fundedAgent(t, 'unnamed', '5.00');
       const seller = await sellerWith(({ service: _service, ...rest }) => rest, '3.00');

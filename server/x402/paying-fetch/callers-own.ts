@@ -33,6 +33,14 @@ export function guarded<A extends unknown[]>(callback: (...args: A) => void): (.
   };
 }
 
+/**
+ * Before Coffer is asked to pay: a call its caller gave up (its signal aborted) once the seller asked
+ * for payment pays nothing, its reason thrown as fetch throws it.
+ */
+export function unlessGivenUp(init: RequestInit): void {
+  if (init.signal?.aborted === true) throw new CallerAborted(init.signal.reason);
+}
+
 /** How a wait for the owner's decision gives up with the call: where its `init` has a signal. */
 export const givingUpOf = (init: RequestInit, api: Pick<CofferClient, 'withdrawRequest'>): GivingUp | undefined =>
   init.signal == null ? undefined : { signal: init.signal, api };

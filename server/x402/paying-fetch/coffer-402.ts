@@ -17,7 +17,7 @@ import { stoppedOf, railOf, networkOf, type PaymentMade, type PaidResponse } fro
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { paidUnderApproval } from './picked-up.js';
-import { asCallers, givingUpOf } from './callers-own.js';
+import { asCallers, givingUpOf, unlessGivenUp } from './callers-own.js';
 
 const PAYMENT_KEYS = ['paymentId', 'txSignature', 'amount', 'xPaymentHeader'] as const;
 /** Answers to a paid retry that mean "not yet" (chain lag, verifier down): the same receipt is tried again. */
@@ -95,9 +95,9 @@ export async function payCoffers402(
   for (let attempt = 0; ; attempt += 1) {
     let response: Response;
     try {
-      response = await withRetries(retries, () => callSellerCarrying(url, { ...init, headers }, options, 'X-Payment'));
+      response = await withRetries(retries, () => callSellerCarrying(url, { ...init, headers }, options, 'X-Payment'), init.signal);
     } catch (error) {
-      throw new PaymentError('paid_call_failed', paidButNoAnswer(url, error), { payment });
+      throw new PaymentError('paid_call_failed', paidButNoAnswer(url, error, init), { payment });
     }
     const code = response.status === 402 || response.status === 503 ? await codeOf(response) : null;
     if (code !== null && NOT_YET.has(code) && attempt < 4) {
@@ -143,6 +143,7 @@ async function pay(options: PayingFetchOptions, api: CofferClient, url: string, 
   const { rail, instructions, offered, listedServiceId, idempotencyKey, chainWait } = terms;
   let paid;
   try {
+    unlessGivenUp(init);
     if (options.approvalId !== undefined) paid = await paidUnderApproval(api, options.approvalId, offered, options, init);
     else {
       const ask = () =>

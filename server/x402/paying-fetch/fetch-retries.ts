@@ -11,9 +11,10 @@ import { NoAnswer, RedirectFailure } from './seller-call.js';
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Retries a transport failure (a thrown fetch, or Coffer not answering), never an HTTP answer, a
- * PaymentError, nor a seller's answer waited for in vain (NoAnswer), nor redirects fetch fails on (RedirectFailure).
+ * PaymentError, nor a seller's answer waited for in vain (NoAnswer), nor redirects fetch fails on
+ * (RedirectFailure), nor a call its caller gave up (`givenUp`, the call's signal, aborted).
  */
-export async function withRetries<T>(retries: number, attempt: () => Promise<T>): Promise<T> {
+export async function withRetries<T>(retries: number, attempt: () => Promise<T>, givenUp?: AbortSignal | null): Promise<T> {
   for (let tries = 0; ; tries += 1) {
     try {
       return await attempt();
@@ -21,8 +22,8 @@ export async function withRetries<T>(retries: number, attempt: () => Promise<T>)
       const answered = error instanceof CofferApiError && (error.status !== 0 || error instanceof PaymentError);
       // An answer too large to read (unreadableAnswer) is the seller's answer, not a call lost: not sent again.
       const unreadable = unreadableAnswer(error, '') !== null;
-      if (answered || unreadable || byCaller(error) || error instanceof NoAnswer || error instanceof RedirectFailure || tries >= retries)
-        throw error;
+      const stop = answered || unreadable || byCaller(error) || givenUp?.aborted === true;
+      if (stop || error instanceof NoAnswer || error instanceof RedirectFailure || tries >= retries) throw error;
       await sleep(100 * 2 ** tries);
     }
   }

@@ -22,12 +22,14 @@ export class NoAnswer extends Error {
 export class RedirectFailure extends Error {}
 
 /** Why a paid call (the payment made, its header sent) brought no answer, in words. */
-export const paidButNoAnswer = (url: string, error: unknown): string =>
-  error instanceof NoAnswer
-    ? `paid, but ${url} gave no answer within ${error.waitMs / 1000} s`
-    : error instanceof RedirectFailure || error instanceof PaymentError
-      ? `paid, but ${error.message}`
-      : `paid, but ${url} could not be reached: ${(error as Error).message}`;
+export const paidButNoAnswer = (url: string, error: unknown, init: RequestInit): string =>
+  init.signal?.aborted === true
+    ? `paid, but this call was given up (its signal aborted) before ${url} answered`
+    : error instanceof NoAnswer
+      ? `paid, but ${url} gave no answer within ${error.waitMs / 1000} s`
+      : error instanceof RedirectFailure || error instanceof PaymentError
+        ? `paid, but ${error.message}`
+        : `paid, but ${url} could not be reached: ${(error as Error).message}`;
 
 /**
  * A fetch given in the options that followed a redirect though asked not to: it would take a payment's

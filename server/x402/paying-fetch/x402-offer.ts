@@ -13,7 +13,7 @@ import { stoppedOf, unpaid, railOf, networkOf, type PaymentMade, type PaidRespon
 import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError, refusedBy, refusal, OWN_CODES, type PaymentErrorCode } from './payment-error.js';
 import { approvedFor } from './picked-up.js';
-import { CallerAborted, asCallers, givingUpOf } from './callers-own.js';
+import { CallerAborted, asCallers, givingUpOf, unlessGivenUp } from './callers-own.js';
 import { sellerAsked, headersOf, type SellerAsked } from './seller-402.js';
 import { NoAnswer, RedirectFailure, callSellerCarrying, callSellerFollowing, paidButNoAnswer, type SellerRequest } from './seller-call.js';
 
@@ -109,6 +109,7 @@ async function boughtByCoffer(
   };
   try {
     // An earlier call's request (options.approvalId): its yes awaited, not asked for again.
+    unlessGivenUp(init);
     let asked: { paid: X402Paid } | { held: Approval } | { resumed: string } =
       options.approvalId === undefined
         ? await askCofferToPay(api, x402OfferOf(first, options), idempotencyKey, options)
@@ -129,6 +130,7 @@ async function boughtByCoffer(
         );
       }
       const offer = { ...x402OfferOf(await sellerAsked(url, init, again), options), approvalId: approval.approvalId };
+      unlessGivenUp(init);
       asked = await askCofferToPay(api, offer, `${idempotencyKey}-approved`, options);
       if ('held' in asked) throw new PaymentError('payment_refused', `Coffer held ${url} for the owner again after the owner's yes`);
     }
@@ -150,7 +152,7 @@ async function sellerAfterYes(
   options: PayingFetchOptions,
 ): Promise<{ response: Response; request: SellerRequest }> {
   try {
-    return await withRetries(options.retries ?? 2, () => callSellerFollowing(url, init, options));
+    return await withRetries(options.retries ?? 2, () => callSellerFollowing(url, init, options), init.signal);
   } catch (error) {
     // Given up as the owner said yes: the yes stands unused until it ends (a later call may pick it up).
     if (init.signal?.aborted === true) throw new CallerAborted(init.signal.reason);
@@ -207,9 +209,13 @@ async function paidCall(url: string, init: RequestInit, payment: PaymentMade, op
   let response: Response;
   for (let attempt = 0; ; attempt += 1) {
     try {
-      response = await withRetries(options.retries ?? 2, () => callSellerCarrying(url, { ...init, headers }, options, payment.header.name));
+      response = await withRetries(
+        options.retries ?? 2,
+        () => callSellerCarrying(url, { ...init, headers }, options, payment.header.name),
+        init.signal,
+      );
     } catch (error) {
-      throw new PaymentError('paid_call_failed', paidButNoAnswer(url, error), { payment });
+      throw new PaymentError('paid_call_failed', paidButNoAnswer(url, error, init), { payment });
     }
     // 503: the seller could not settle yet (its facilitator is busy or still confirming). The same
     // header is presented again; a new payment would be a second one.
@@ -269,8 +275,10 @@ async function signedInCall(
     // Its redirects followed as fetch would (a seller may answer a signed-in call with the resource's
     // place): the proof, as a payment's header, goes to this URL's origin only, never past one that left it.
     // A transport failure is tried again, as any call of the purchase is (the same proof).
-    const { response, request } = await withRetries(options.retries ?? 2, () =>
-      callSellerFollowing(url, { ...init, headers }, options, proof.header.name),
+    const { response, request } = await withRetries(
+      options.retries ?? 2,
+      () => callSellerFollowing(url, { ...init, headers }, options, proof.header.name),
+      init.signal,
     );
     return { response, at: request.url, address: proof.address };
   } catch (error) {
