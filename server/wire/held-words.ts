@@ -5,7 +5,7 @@
  */
 import type { Approval } from './answers/approvals.js';
 import { railName } from './rail-words.js';
-import { RAILS, type Rail } from './rails.js';
+import { isRail } from './rails.js';
 
 /** Why it waits, in the owner's policy's words. */
 export const heldReason = (approval: Approval): string =>
@@ -14,6 +14,6 @@ export const heldReason = (approval: Approval): string =>
 /** "0.01 USDC on Base for demo-weather": the payment a request holds; null where it names no amount and rail. */
 export function heldPaymentWords(approval: Approval): string | null {
   const { amount, rail, service } = approval.request;
-  if (typeof amount !== 'string' || !RAILS.includes(rail as Rail)) return null;
-  return `${amount} USDC on ${railName(rail as Rail)}${typeof service === 'string' ? ` for ${service}` : ''}`;
+  if (typeof amount !== 'string' || !isRail(rail)) return null;
+  return `${amount} USDC on ${railName(rail)}${typeof service === 'string' ? ` for ${service}` : ''}`;
 }

@@ -9,6 +9,9 @@ import bs58 from 'bs58';
 export const RAILS = ['sol', 'base'] as const;
 export type Rail = (typeof RAILS)[number];
 
+/** Whether a value (from outside the types: JSON, a program's options) names a rail. */
+export const isRail = (value: unknown): value is Rail => (RAILS as readonly unknown[]).includes(value);
+
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** An EVM address in its EIP-55 spelling (the checksum in the letters' case). */

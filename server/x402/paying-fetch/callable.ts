@@ -6,9 +6,30 @@
  * GET or HEAD with a body and a body read once: a paid call is sent twice (asked, then with its
  * payment), so a stream's body would be gone by the paid call, after the payment was made.
  */
+import type { PayingFetchOptions } from './paying-fetch-options.js';
 import { PaymentError } from './payment-error.js';
+import { isRail } from '../../wire/rails.js';
 
 const NOTHING = 'nothing was called or paid';
+/** The most tries again of a call lost in transport (each waits twice the one before). */
+const MOST_RETRIES = 10;
+
+/**
+ * The options a program gave (from JavaScript, unchecked by types): one that is none is the caller's
+ * mistake, said before anything is called, not a refusal after the seller was asked (a rail Coffer
+ * then refuses) nor a loop that never tries (retries below 0).
+ */
+export function checkOptions(options: PayingFetchOptions): void {
+  const invalid = (words: string) => new PaymentError('invalid_request', `${words}: ${NOTHING}`);
+  if (options.rail !== undefined && !isRail(options.rail)) throw invalid('rail must be "sol" or "base", or left out');
+  const { retries, chainWaitMs } = options;
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= MOST_RETRIES)) {
+    throw invalid(`retries must be a whole number from 0 to ${MOST_RETRIES}, or left out (2)`);
+  }
+  if (chainWaitMs !== undefined && !(Number.isFinite(chainWaitMs) && chainWaitMs >= 0)) {
+    throw invalid('chainWaitMs must be a number of milliseconds from 0, or left out (60 s)');
+  }
+}
 
 export function checkCallable(url: string, init: RequestInit): void {
   // The URL is never repeated: what is not a URL, or carries a password, may hold a secret.

@@ -1,7 +1,7 @@
 /**
  * What payingFetch answers: the response, the payment made for it, and the settlement Coffer reports.
  */
-import { RAILS } from '../../wire/rails.js';
+import { isRail } from '../../wire/rails.js';
 import type { Rail } from '../../wire/rails.js';
 
 /** A payment made for a call: Coffer's own (a receipt in X-Payment) or x402 (the seller's facilitator sent it). */
@@ -49,6 +49,6 @@ export interface PaidResponse {
 export const unpaid = (response: Response): PaidResponse => ({ response, payment: null, settlement: Promise.resolve(null) });
 
 /** A rail as Coffer answered it (an older Coffer says none: it paid on Solana). */
-export const railOf = (said: unknown): Rail => ((RAILS as readonly unknown[]).includes(said) ? (said as Rail) : 'sol');
+export const railOf = (said: unknown): Rail => (isRail(said) ? said : 'sol');
 /** A network as Coffer answered it; null where it said none. */
 export const networkOf = (said: unknown): string | null => (typeof said === 'string' && said !== '' ? said : null);

@@ -3,7 +3,7 @@
  * coffer-402.ts; an x402 offer, x402-offer.ts).
  */
 import { readOffer } from '../payment-required.js';
-import { checkCallable } from './callable.js';
+import { checkCallable, checkOptions } from './callable.js';
 import { CallerAborted, guarded } from './callers-own.js';
 import { payCoffers402 } from './coffer-402.js';
 import { hostOf, unreadableAnswer, whyUnreachable } from './fetch-retries.js';
@@ -48,6 +48,7 @@ async function purchase(asked: string, init: RequestInit, given: PayingFetchOpti
     ...(given.onChainWait === undefined ? {} : { onChainWait: guarded(given.onChainWait) }),
   };
   checkCallable(asked, init);
+  checkOptions(options);
   // The URL as fetch sends it: the one called, paid and recorded, as every later call of this
   // purchase (a redirect's, the held request picked up) names it.
   const url = urlAsSent(asked);

@@ -51,7 +51,7 @@ export class PaymentError extends CofferApiError {
       response?: Response;
     } = {},
   ) {
-    super(details.status ?? 0, code, message);
+    super(details.status ?? 0, code, message, details.agentStopped);
     this.name = 'PaymentError';
   }
 }
