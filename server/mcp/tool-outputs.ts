@@ -152,6 +152,13 @@ export const agentStatusOutput = open({
   withdrawn: open({ requests: z.number(), heldPayments: z.number() })
     .optional()
     .describe('a stop: what it withdrew of what the agent had asked the owner (held payments are never paid)'),
+  stillLanding: open({
+    payments: z.number(),
+    amount: z.string(),
+    until: textOrNull('the last moment one may still land (on Base)', 'none on Base (Solana ones end within about a minute)'),
+  })
+    .optional()
+    .describe('a stop: x402 payments the agent signed and handed out before it, which a seller may still settle until `until`'),
   ...waiting,
 });
 

@@ -10,6 +10,8 @@ import { CofferError } from '../../server/wire/errors.js';
 const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const DECIMAL = /^\d+\.\d{2,6}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+/** A stop's answer where no x402 payment the agents signed may still land. */
+const NOTHING_LANDING = { payments: 0, amount: '0.00', until: null };
 
 let counter = 0;
 /** A fresh agent id per use, so tests never share agents. */
@@ -567,7 +569,13 @@ describe('agents API', () => {
       for (const was of ['active', 'suspended']) {
         const response = await t.api('POST', kill);
         expect(response.status).toBe(200);
-        expect(response.body).toEqual({ agentId: agent.agentId, status: 'suspended', was, withdrawn: { requests: 0, heldPayments: 0 } });
+        expect(response.body).toEqual({
+          agentId: agent.agentId,
+          status: 'suspended',
+          was,
+          withdrawn: { requests: 0, heldPayments: 0 },
+          stillLanding: NOTHING_LANDING,
+        });
       }
       expect((await listedAgent(t, agent.agentId))?.status).toBe('suspended');
 
@@ -770,7 +778,7 @@ describe('kill-all', () => {
   it('answers {suspended: []} when there is no agent', async () => {
     const response = await t.api('POST', t.withOwner('/v1/kill-all'));
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ suspended: [], withdrawn: { requests: 0, heldPayments: 0 } });
+    expect(response.body).toEqual({ suspended: [], withdrawn: { requests: 0, heldPayments: 0 }, stillLanding: NOTHING_LANDING });
   });
 
   it('suspends every active agent at once and names them', async () => {

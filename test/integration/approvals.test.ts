@@ -281,7 +281,13 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     const killed = await t.api('POST', t.withOwner('/v1/agents/braked/kill'));
     expect(killed.status).toBe(200);
     // The answer says what the stop withdrew, so no door leaves it unsaid.
-    expect(killed.body).toEqual({ agentId: 'braked', status: 'suspended', was: 'active', withdrawn: { requests: 2, heldPayments: 0 } });
+    expect(killed.body).toEqual({
+      agentId: 'braked',
+      status: 'suspended',
+      was: 'active',
+      withdrawn: { requests: 2, heldPayments: 0 },
+      stillLanding: { payments: 0, amount: '0.00', until: null },
+    });
     unsubscribe();
     for (const asked of [allocate, loosen]) {
       const read = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`));

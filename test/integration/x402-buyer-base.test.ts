@@ -693,7 +693,15 @@ describe('Coffer pays x402 sellers on Base', () => {
       const offer = await answerOf(await fetch(v2.url), v2.url);
       const first = await payX402('base-stopped-retry', agent.apiKey, offer, 'stopped-1');
       expect(first.body).toMatchObject({ status: 'pending', header: { name: 'PAYMENT-SIGNATURE' } });
-      expect((await t.api('POST', t.withOwner('/v1/agents/base-stopped-retry/kill'))).status).toBe(200);
+      const killed = await t.api('POST', t.withOwner('/v1/agents/base-stopped-retry/kill'));
+      expect(killed.status).toBe(200);
+      // The stop says what it cannot take back: the authorization handed out, a seller may settle until its validBefore.
+      const signed = JSON.parse(Buffer.from(first.body.header.value, 'base64').toString()).payload.authorization;
+      expect(killed.body.stillLanding).toEqual({
+        payments: 1,
+        amount: first.body.amount,
+        until: new Date(Number(signed.validBefore) * 1000).toISOString(),
+      });
       // The authorization the first answer carried is not handed out again while the agent is stopped.
       const again = await payX402('base-stopped-retry', agent.apiKey, offer, 'stopped-1');
       expectError(again, 403, 'agent_suspended');

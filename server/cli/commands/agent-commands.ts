@@ -7,7 +7,7 @@ import { payOnBaseInstead } from './pay-on-base-instead.js';
 import { agentCommandLine } from '../agent-command-line.js';
 import { isEvmAddress } from '../../wire/rails.js';
 import { lateReceiptWords, payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
-import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
+import type { Killed, StillLanding, Withdrawn } from '../../wire/answers/agents.js';
 import { ownerClient } from '../owner-connection.js';
 import { linkedClient, ownerOf, type Actor } from '../who-acts.js';
 import { openBrowser } from '../open-browser.js';
@@ -179,7 +179,7 @@ export async function kill(actor: Actor, agentId: string | undefined, out: Out =
 
 async function ownerKill(api: ReturnType<typeof ownerClient>['api'], agentId: string, out: Out): Promise<number> {
   const body = await api.kill(agentId);
-  out.write(`${stoppedWords(body)}\n${withdrawnLine(body.withdrawn, 'it', 'you')}`);
+  out.write(`${stoppedWords(body)}\n${withdrawnLine(body.withdrawn, 'it', 'you')}${stillLandingLine(body.stillLanding, 'it')}`);
   return 0;
 }
 
@@ -188,8 +188,8 @@ export async function killAll(args: { dataDir?: string }, out: Out = process.std
   const body = await ownerClient(args.dataDir).api.killAll();
   out.write(
     body.suspended.length
-      ? `Stopped ${plural(body.suspended.length, 'agent')}: ${body.suspended.join(', ')}\n${withdrawnLine(body.withdrawn, 'they', 'you')}`
-      : 'Every agent was already stopped.\n',
+      ? `Stopped ${plural(body.suspended.length, 'agent')}: ${body.suspended.join(', ')}\n${withdrawnLine(body.withdrawn, 'they', 'you')}${stillLandingLine(body.stillLanding, 'they')}`
+      : `Every agent was already stopped.\n${stillLandingLine(body.stillLanding, 'they')}`,
   );
   return 0;
 }
@@ -197,7 +197,7 @@ export async function killAll(args: { dataDir?: string }, out: Out = process.std
 async function killSelf(configPath: string, out: Out): Promise<number> {
   const { agent, api } = linkedClient(configPath);
   const body = await api.kill(agent.agentId);
-  out.write(`${stoppedWords(body)}\n${withdrawnLine(body.withdrawn, 'it', 'the owner')}`);
+  out.write(`${stoppedWords(body)}\n${withdrawnLine(body.withdrawn, 'it', 'the owner')}${stillLandingLine(body.stillLanding, 'it')}`);
   return 0;
 }
 
@@ -222,6 +222,17 @@ function withdrawnLine(withdrawn: Withdrawn | undefined, who: 'it' | 'they', ask
     ...(withdrawn.requests > 0 ? [plural(withdrawn.requests, 'request')] : []),
   ];
   return parts.length === 0 ? '' : `Withdrew what ${who} had asked ${asked}: ${parts.join(' and ')}.\n`;
+}
+
+/**
+ * What a stop cannot take back, as a line ("" for nothing): x402 payments signed and handed out before
+ * it, which a seller may still settle. "Refused" alone would have the owner think no more money can leave.
+ */
+function stillLandingLine(still: StillLanding | undefined, who: 'it' | 'they'): string {
+  // `undefined`: an older Coffer's answer says nothing of it.
+  if (still === undefined || still.payments === 0) return '';
+  const until = still.until === null ? 'within about a minute (on Solana)' : `until ${localTime(still.until)} at the latest`;
+  return `Signed before the stop: ${plural(still.payments, 'x402 payment')} (${still.amount} USDC) ${who} handed to sellers may still be settled by them, ${until}; unsettled, each lapses and its budget comes back.\n`;
 }
 
 /**

@@ -10,7 +10,17 @@ import { audit, type EngineContext } from '../context.js';
 import { requestApproval, withdrawRequestsOf } from '../approvals/requests.js';
 import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
 import { done, type Outcome } from '../outcome.js';
-import type { AgentStatus, AgentStatusSet, Killed, KilledAll, Resumed, ResumedAll, Withdrawn } from '../../wire/answers/agents.js';
+import type {
+  AgentStatus,
+  AgentStatusSet,
+  Killed,
+  KilledAll,
+  Resumed,
+  ResumedAll,
+  StillLanding,
+  Withdrawn,
+} from '../../wire/answers/agents.js';
+import { formatUsdc } from '../../wire/money.js';
 import type { EndedApproval } from '../ports/store.js';
 import { iso } from '../../wire/views.js';
 
@@ -21,6 +31,27 @@ function counted(ended: readonly EndedApproval[]): Withdrawn {
 }
 
 const NONE: Withdrawn = { requests: 0, heldPayments: 0 };
+
+/**
+ * What a stop cannot take back: x402 payments of these agents signed and handed out (their header
+ * given) and not landed yet. A seller holding one may still settle it until it ends (on Base its
+ * authorization's validBefore, in seconds; on Solana its blockhash, about a minute), and the owner
+ * who pressed the brake is told so rather than "refused" alone.
+ */
+function stillLanding(ctx: EngineContext, owner: string, agentIds: ReadonlySet<string>): StillLanding {
+  const handedOut = ctx.store
+    .pendingTransfers()
+    .filter(
+      (row) =>
+        row.kind === 'payment' && row.owner === owner && agentIds.has(row.agentId) && row.protocol === 'x402' && row.x402Header !== null,
+    );
+  const baseEnds = handedOut.flatMap((row) => (row.rail === 'base' && row.lifetimeEnd !== null ? [Number(row.lifetimeEnd) * 1000] : []));
+  return {
+    payments: handedOut.length,
+    amount: formatUsdc(handedOut.reduce((sum, row) => sum + row.amount, 0n)),
+    until: baseEnds.length === 0 ? null : iso(Math.max(...baseEnds)),
+  };
+}
 
 /**
  * An agent stopped, inside the caller's write: the one place a stop is carried out, by the brake
@@ -76,7 +107,8 @@ function setStatus(
 /** Kill tightens, so an agent may kill itself; idempotent. */
 export function killAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)): Killed {
   requireAgentScope(principal, agentId);
-  return setStatus(ctx, principal, agentId, 'suspended', actor);
+  const stopped = setStatus(ctx, principal, agentId, 'suspended', actor);
+  return { ...stopped, stillLanding: stillLanding(ctx, principal.owner, new Set([agentId])) };
 }
 
 /** Resume loosens: an agent's own request waits for the owner; the owner's applies at once (idempotent). */
@@ -108,7 +140,8 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
     }
     audit(ctx, { actor, owner: principal.owner, action: 'agent.kill_all', detail: { suspended } });
     for (const agentId of suspended) ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status: 'suspended' });
-    return { suspended, withdrawn: counted(withdrawn) };
+    const stopped = new Set(ctx.store.listAgents(principal.owner).map((agent) => agent.agentId));
+    return { suspended, withdrawn: counted(withdrawn), stillLanding: stillLanding(ctx, principal.owner, stopped) };
   });
 }
 

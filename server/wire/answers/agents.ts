@@ -122,14 +122,27 @@ export type Withdrawn = {
   heldPayments: number;
 };
 
-/** An agent stopped, and what the stop withdrew (nothing where it was already stopped). */
-export type Killed = AgentStatusSet & { withdrawn: Withdrawn };
+/**
+ * x402 payments the stopped agents signed, and were handed, before the stop, not landed yet: a seller
+ * may still settle them (nothing recalls them), each until its end; unsettled, they lapse and their
+ * budget comes back.
+ */
+export type StillLanding = {
+  payments: number;
+  amount: string;
+  /** The last of their ends on Base (an authorization's `validBefore`); null where none is on Base (Solana's end with their blockhash, about a minute). */
+  until: string | null;
+};
+
+/** An agent stopped, what the stop withdrew (nothing where it was already stopped), and what may still land. */
+export type Killed = AgentStatusSet & { withdrawn: Withdrawn; stillLanding: StillLanding };
 export type Resumed = AgentStatusSet;
 
 /** POST /v1/kill-all: the agents it stopped, and what it withdrew of what they asked. */
 export type KilledAll = {
   suspended: string[];
   withdrawn: Withdrawn;
+  stillLanding: StillLanding;
 };
 
 /** POST /v1/resume-all: the agents it resumed. */
