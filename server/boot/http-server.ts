@@ -63,6 +63,8 @@ export async function startHttpServer(options: {
     stop: () => {
       shuttingDown = true;
       for (const stream of streams) stream.end();
+      // A long poll would hold the stop for its minute: answered now, the agent asks again elsewhen.
+      coffer.engine.endDecisionWaits();
       sockets?.close();
       return closeServer(server, FORCE_CLOSE_AFTER_MS);
     },

@@ -81,6 +81,8 @@ export interface EngineState {
   walletReadings: Map<string, BalanceReading>;
   /** Each agent key's what-ifs (`owner|agentId`): how many are running, when the last minute's began (policy/what-if-limits.ts). */
   whatIfs: Map<string, { running: number; admittedAt: number[] }>;
+  /** The long polls waiting on a request's decision (approvals/decisions.ts), each ended by calling it. */
+  decisionWaits: Set<() => void>;
 }
 
 export interface EngineContext extends EnginePorts {
@@ -97,6 +99,7 @@ export function createEngineContext(ports: EnginePorts): EngineContext {
       reconcileTroubleSaid: new Map(),
       recentRefusals: new Map(),
       whatIfs: new Map(),
+      decisionWaits: new Set(),
       walletReadings: new Map(),
     },
   };

@@ -9,7 +9,7 @@ import type { EngineContext } from '../context.js';
 import type { ApprovalStatus } from '../ports/store.js';
 import type { ApprovalCarriers } from './carriers.js';
 import { expireWaiting, withdrawOwnRequest } from './requests.js';
-import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './decisions.js';
+import { approve, deny, endDecisionWaits, listApprovals, readApproval, recoverInterruptedApprovals } from './decisions.js';
 
 export const approvalsApp = (ctx: EngineContext, carriers: ApprovalCarriers) => ({
   recoverApprovals: () => recoverInterruptedApprovals(ctx, carriers),
@@ -22,4 +22,6 @@ export const approvalsApp = (ctx: EngineContext, carriers: ApprovalCarriers) => 
   deny: (p: Principal, id: string) => deny(ctx, p, id),
   /** The asking agent takes its request back while it waits. */
   withdrawRequest: (p: Principal, id: string) => withdrawOwnRequest(ctx, p, id),
+  /** Coffer stopping: every long poll answered now, with its request as it stands. */
+  endDecisionWaits: () => endDecisionWaits(ctx),
 });

@@ -97,6 +97,15 @@ export async function readApproval(
   });
 }
 
+/**
+ * Every long poll answered now, each with its request as it stands (Coffer stopping): the server's
+ * stop waits for requests in flight, and a poll left to run its minute held the stop until its
+ * connection was cut (15 s), the agent then told Coffer did not answer.
+ */
+export function endDecisionWaits(ctx: EngineContext): void {
+  for (const finish of [...ctx.state.decisionWaits]) finish();
+}
+
 /** Waiting for the owner, or approved and still being carried out. */
 const undecided = (approval: ApprovalRecord) =>
   approval.status === 'pending' || (approval.status === 'approved' && approval.result === null && approval.error === null);
@@ -107,8 +116,10 @@ function decisionOf(ctx: EngineContext, approvalId: string, ms: number): Promise
     const finish = () => {
       clearTimeout(timer);
       unsubscribe();
+      ctx.state.decisionWaits.delete(finish);
       resolve();
     };
+    ctx.state.decisionWaits.add(finish);
     // A wait answers one request; it holds no process up: a Coffer stopping (SIGTERM) ended 60 s after
     // its last line while an agent waited on a decision.
     const timer = setTimeout(finish, ms);
