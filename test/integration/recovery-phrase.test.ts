@@ -206,6 +206,8 @@ describe('coffer backup phrase', () => {
           return `  \n${positions.map((at) => shown[at - 1]!).join(between)}`;
         });
         expect(right.code, right.stdout).toBe(0);
+        // Piped, each prompt is a line of its own: the blank line asked again below the first, not beside it.
+        expect(right.stdout).toMatch(/\nWord #(\d+): \nWord #\1: \n/);
         // On sim (this serve's network), the words say what a phrase brings back there: no test money.
         expect(right.stdout).toContain(
           `Written down. On sim, the test money lives in this data dir, which no phrase brings back: back it up with ${shellCommand(['backup', '--out', 'FILE', '--data-dir', dataDir])}\n`,

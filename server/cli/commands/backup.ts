@@ -58,6 +58,9 @@ export async function backupPhrase(
       while (waiting.length === 0) {
         out.write(`Word #${position}: `);
         const next = await lines.next();
+        // From a pipe nothing echoes the line read: the prompt's line is ended here (a blank line asks
+        // again on a line of its own, not beside the last prompt).
+        if (!(io.input as { isTTY?: boolean }).isTTY && next.done !== true) out.write('\n');
         if (next.done === true) {
           out.write(`\nNot confirmed: the treasury is still "not backed up". Run ${again} again.\n`);
           return 1;
