@@ -5,7 +5,7 @@ import { CofferError } from '../wire/errors.js';
 import { createKeyVault } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState, takeMeta } from '../store/ledger-snapshot.js';
-import { restoredScheduleKeys, scheduleFolderOf } from '../core/backup/schedule.js';
+import { restoredScheduleKeys, scheduleFoldersOf } from '../core/backup/schedule.js';
 import { LOCK_FILE, lockDataDir } from '../boot/data-dir-lock.js';
 import { openBackup } from './backup-file.js';
 import { refuseRestoreTarget } from './owner-paths.js';
@@ -121,7 +121,7 @@ export async function restoreBackupFile(options: {
     if (ledger.network !== header.network || ledger.owners.some((owner) => !manifest.owners.includes(owner))) {
       throw new CofferError('backup_damaged', `the ledger in ${options.file} is not the one its header describes`);
     }
-    const schedulesLeft = takeMeta(restoring, restoredScheduleKeys(ledger.owners)).map(scheduleFolderOf);
+    const schedulesLeft = scheduleFoldersOf(takeMeta(restoring, restoredScheduleKeys(ledger.owners)));
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     await createKeyVault(backend).importSecrets(manifest.secrets);
     await rename(restoring, join(options.dataDir, LEDGER));

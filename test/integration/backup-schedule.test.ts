@@ -236,6 +236,23 @@ describe('a restored Coffer and the schedule of the one its backup came from', (
       expect(own.status).toBe(200);
       expect(files()).toHaveLength(2);
       expect(files()).toContain(written[0]);
+      // A schedule turned off (kept empty in the ledger) is none to leave behind: its backup restores.
+      expect((await restored.api('DELETE', restored.withOwner('/v1/backup/schedule'))).status).toBe(200);
+      const offFile = await fetch(`${restored.url}${restored.withOwner('/v1/backup/file')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${restored.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ passphrase: PASSPHRASE }),
+      });
+      writeFileSync(join(scratch, 'after-off.coffer'), Buffer.from(await offFile.arrayBuffer()));
+      const again = await restoreBackupFile({
+        file: join(scratch, 'after-off.coffer'),
+        dataDir: join(scratch, 'again'),
+        network: null,
+        keyStore: 'file',
+        passphrase: async () => PASSPHRASE,
+        log: () => undefined,
+      });
+      expect(again?.schedulesLeft).toEqual([]);
     } finally {
       await first.stop().catch(() => undefined);
       await restored?.stop();

@@ -41,7 +41,8 @@ export async function restoreFile(
   }
   io.say.write(`Restored into ${config.dataDir}: the ledger and keys as of ${restored.createdAt} (${restored.network}).\n`);
   const scheduleLeft = schedulesLeftWords(restored.schedulesLeft);
-  if (scheduleLeft !== null) io.say.write(`${scheduleLeft} (${shellCommand(['backup', 'schedule', '--folder', 'DIR'])})\n`);
+  if (scheduleLeft !== null)
+    io.say.write(`${scheduleLeft} (${shellCommand(['backup', 'schedule', '--folder', 'DIR', '--data-dir', config.dataDir])})\n`);
 
   let coffer;
   try {

@@ -31,7 +31,9 @@ interface BackupSchedule {
  * Coffer's), and the folder a stored one wrote into, for the restore to say.
  */
 export const restoredScheduleKeys = (owners: string[]) => owners.map(scheduleMeta);
-export const scheduleFolderOf = (stored: string): string => (JSON.parse(stored) as BackupSchedule).folder;
+/** The folders of schedules stored under those keys; one turned off is stored empty (clearBackupSchedule): none. */
+export const scheduleFoldersOf = (stored: string[]): string[] =>
+  stored.filter((value) => value !== '').map((value) => (JSON.parse(value) as BackupSchedule).folder);
 
 const readSchedule = (ctx: ContextWith<MetaStore>, owner: string): BackupSchedule | null => {
   const stored = ctx.store.getMeta(scheduleMeta(owner));
