@@ -145,8 +145,10 @@ export function createCofferClient(transport: Transport) {
       call<X402SignIn>('POST', `${agentPath(agentId)}/x402/sign-in`, { body }),
 
     approvals: (status?: ApprovalStatus) => call<Approvals>('GET', '/v1/approvals', { query: { status } }),
-    /** One request; `waitSeconds` (at most 60) answers once it is decided, or when the wait runs out. */
-    /** A request as it stands; with `waitSeconds`, a long poll (answered once decided), given up where `signal` aborts. */
+    /**
+     * One request; `waitSeconds` (at most 60) answers once it is decided, or when the wait runs out (a
+     * long poll), given up where `signal` aborts.
+     */
     approval: (approvalId: string, waitSeconds?: number, signal?: AbortSignal) =>
       call<ApprovalRead>('GET', `/v1/approvals/${seg(approvalId)}`, {
         query: { wait: waitSeconds === undefined ? undefined : String(waitSeconds) },

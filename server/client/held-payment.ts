@@ -117,11 +117,17 @@ export async function withdrawHeld(api: Pick<CofferClient, 'withdrawRequest'>, a
   try {
     await Promise.race([
       api.withdrawRequest(approvalId),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('Coffer did not answer in time')), WITHDRAW_TIMEOUT_MS).unref()),
+      new Promise((_, reject) => {
+        const timer = setTimeout(() => reject(new Error('Coffer did not answer in time')), WITHDRAW_TIMEOUT_MS);
+        // Holding no process up (in Node; a browser's timer is a number, with nothing to unref).
+        (timer as { unref?: () => void }).unref?.();
+      }),
     ]);
     return { kind: 'withdrawn', words: `withdrew request ${approvalId}; nothing was paid` };
   } catch (error) {
-    if (error instanceof CofferApiError && error.status !== 0) {
+    // Only Coffer's word that the request is no longer waiting is the owner's decision first; any other
+    // refusal (Coffer stopping, a fault) leaves it waiting, as Coffer not answering does.
+    if (error instanceof CofferApiError && error.code === 'approval_decided') {
       return { kind: 'decided', words: `request ${approvalId} was decided first (${error.message}); its answer follows` };
     }
     return {

@@ -1,7 +1,8 @@
 /**
  * The x402 face of a Coffer paywall: the offers its 402 adds, and a payment presented checked,
  * settled by its facilitator and accepted once (the rules each step follows live in the files it
- * imports: payment-match.ts, payment-claims.ts, x402-settlement.ts, accepted-payment.ts).
+ * imports: paywall-rails.ts, payment-match.ts, settling-now.ts, payment-claims.ts,
+ * x402-settlement.ts, accepted-payment.ts).
  */
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';

@@ -106,6 +106,18 @@ describe('approvedOrThrow given up: the caller aborts while the owner decides', 
     await expect(followed).rejects.toThrow('enough');
   });
 
+  it('Coffer refusing the withdrawal for another reason (stopping): the signal’s reason, not a wait for a decision that was not made', async () => {
+    const approval = vi.fn(pollUntilAborted);
+    const withdrawRequest = vi.fn(async (): Promise<Approval> => {
+      throw new CofferApiError(503, 'shutting_down', 'Coffer is shutting down');
+    });
+    const caller = new AbortController();
+    const followed = approvedOrThrow({ approval }, waiting(3_600_000), { signal: caller.signal, api: { withdrawRequest } });
+    caller.abort();
+    await expect(followed).rejects.toBe(caller.signal.reason);
+    expect(approval).toHaveBeenCalledTimes(1);
+  });
+
   it('a signal aborted before the wait begins withdraws at once, asking nothing', async () => {
     const approval = vi.fn(pollUntilAborted);
     const withdrawRequest = vi.fn(async () => ({ ...waiting(0), status: 'withdrawn' }) as Approval);
