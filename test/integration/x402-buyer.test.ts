@@ -228,6 +228,32 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     },
   );
 
+  it("a purchase held, the owner's yes given, and the caller gives up before it is bought: the yes is withdrawn, nothing paid", async () => {
+    const agentId = 'yes-given-up';
+    const agent = await fundedX402Agent(agentId, '1.00', { askAbove: '0' });
+    const served = v2.served;
+    const caller = new AbortController();
+    let held: { approvalId: string } | null = null;
+    let sellerCalls = 0;
+    // The seller asked again after the yes (its second call): the caller gives up as it goes out.
+    const doFetch: typeof fetch = (input, init) => {
+      if (String(input instanceof Request ? input.url : input).startsWith(v2.url) && ++sellerCalls === 2) caller.abort();
+      return fetch(input, init);
+    };
+    const buying = payingFetch(
+      v2.url,
+      { signal: caller.signal },
+      { agent: agentOf(agentId, agent.apiKey), fetch: doFetch, onHeld: (approval) => (held = approval) },
+    ).catch((error: unknown) => error);
+    for (let i = 0; i < 100 && held === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await t.api('POST', t.withOwner(`/v1/approvals/${held!.approvalId}/approve`))).body.status).toBe('approved');
+    expect(await buying).toBe(caller.signal.reason);
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${held!.approvalId}`))).body.status).toBe('withdrawn');
+    expect(v2.served).toBe(served);
+    expect((await history(agentId, agent.apiKey)).filter((entry) => entry.status !== 'failed')).toHaveLength(0);
+    await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
+  });
+
   it("the caller's signal aborted once the seller offered x402, before Coffer pays: its reason, nothing paid", async () => {
     const agentId = 'aborts-x402';
     const agent = await fundedX402Agent(agentId, '1.00');

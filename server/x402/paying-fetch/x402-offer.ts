@@ -108,37 +108,58 @@ async function boughtByCoffer(
     throw new PaymentError('payment_refused', `Coffer did not pay ${url}: ${error.message}`, refusedBy(error));
   };
   try {
-    // An earlier call's request (options.approvalId): its yes awaited, not asked for again.
     unlessGivenUp(init);
-    let asked: { paid: X402Paid } | { held: Approval } | { resumed: string } =
+    // An earlier call's request (options.approvalId): its yes awaited, not asked for again.
+    const asked: { paid: X402Paid } | { held: Approval } | { resumed: string } =
       options.approvalId === undefined
         ? await askCofferToPay(api, x402OfferOf(first, options), idempotencyKey, options)
         : { resumed: options.approvalId };
-    if (!('paid' in asked)) {
-      let approval: Approval;
-      if ('held' in asked) {
-        options.onHeld?.(asked.held);
-        approval = await approvedOrThrow(api, asked.held, givingUpOf(init, api)).catch(asCallers(init)).catch(refused);
-      } else approval = (await approvedFor(api, asked.resumed, { protocol: 'x402', url }, options, init).catch(refused)).approval;
-      const { response: again, request: reached } = await sellerAfterYes(url, init, options);
-      if (again.status !== 402) return { unpaid: again };
-      // The yes was for this URL's terms: a 402 its redirects now lead to is another URL's, not paid.
-      if (reached.url !== url) {
-        throw new PaymentError(
-          'unsupported_offer',
-          `${url} now redirects to ${reached.url}, which asked for payment: the owner's yes was for ${url}; nothing was paid`,
-        );
-      }
-      const offer = { ...x402OfferOf(await sellerAsked(url, init, again), options), approvalId: approval.approvalId };
-      unlessGivenUp(init);
-      asked = await askCofferToPay(api, offer, `${idempotencyKey}-approved`, options);
-      if ('held' in asked) throw new PaymentError('payment_refused', `Coffer held ${url} for the owner again after the owner's yes`);
-    }
-    return asked;
+    if ('paid' in asked) return asked;
+    let approval: Approval;
+    if ('held' in asked) {
+      options.onHeld?.(asked.held);
+      approval = await approvedOrThrow(api, asked.held, givingUpOf(init, api)).catch(asCallers(init)).catch(refused);
+    } else approval = (await approvedFor(api, asked.resumed, { protocol: 'x402', url }, options, init).catch(refused)).approval;
+    return await boughtUnderYes(url, init, options, api, approval, `${idempotencyKey}-approved`).catch(async (error: unknown) => {
+      // Given up after the yes, before Coffer bought anything under it: the yes is withdrawn, as a
+      // wait given up is, so the owner's yes and the caller's abort end alike in either order
+      // (nothing paid, its budget back), not an approval held unused for a day.
+      if (error instanceof CallerAborted) await api.withdrawRequest(approval.approvalId).catch(() => undefined);
+      throw error;
+    });
   } catch (error) {
     if (error instanceof PaymentError) throw error;
     throw unreachableOr(options.agent, error);
   }
+}
+
+/**
+ * The purchase the owner said yes to, bought with the seller's terms as they stand now (asked again:
+ * the first may have expired meanwhile), under the approval, once. `unpaid`: the seller no longer
+ * asks for payment.
+ */
+async function boughtUnderYes(
+  url: string,
+  init: RequestInit,
+  options: PayingFetchOptions,
+  api: CofferClient,
+  approval: Approval,
+  idempotencyKey: string,
+): Promise<{ paid: X402Paid } | { unpaid: Response }> {
+  const { response: again, request: reached } = await sellerAfterYes(url, init, options);
+  if (again.status !== 402) return { unpaid: again };
+  // The yes was for this URL's terms: a 402 its redirects now lead to is another URL's, not paid.
+  if (reached.url !== url) {
+    throw new PaymentError(
+      'unsupported_offer',
+      `${url} now redirects to ${reached.url}, which asked for payment: the owner's yes was for ${url}; nothing was paid`,
+    );
+  }
+  const offer = { ...x402OfferOf(await sellerAsked(url, init, again), options), approvalId: approval.approvalId };
+  unlessGivenUp(init);
+  const asked = await askCofferToPay(api, offer, idempotencyKey, options);
+  if ('held' in asked) throw new PaymentError('payment_refused', `Coffer held ${url} for the owner again after the owner's yes`);
+  return asked;
 }
 
 /**
