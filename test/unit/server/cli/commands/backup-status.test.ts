@@ -23,6 +23,11 @@ describe("coffer backup's heading", () => {
     const text = backupStatusText(status({ recoveryPhrase: 'none', lastFile: lacking }));
     expect(text.split('\n')[0]).toBe('NOT BACKED UP IN FULL: the last backup file lacks the key of a wallet named below.');
     expect(text).toContain('warning: wallet 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin has no key in this key store');
+    // A wallet's Base account named as one: its 0x address alone read as some unknown wallet.
+    const base = { ...file, walletsWithoutKey: ['0x5aB4d04C6FDc4b6BF2b3f5B4E0E6A2a2c8F715b5'] };
+    expect(backupStatusText(status({ recoveryPhrase: 'none', lastFile: base }))).toContain(
+      'warning: the Base account 0x5aB4d04C6FDc4b6BF2b3f5B4E0E6A2a2c8F715b5 has no key in this key store',
+    );
   });
 
   it('on sim, says the phrase restores no test money and a file is the backup', () => {
