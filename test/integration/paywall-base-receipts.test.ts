@@ -198,6 +198,15 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
       ),
     });
 
+    // Solana asked outright (its wallets not read): its refusal says Base can pay it too, as an x402 offer's does.
+    await expect(payingFetch(`${api.url}/weather?city=Faro`, {}, { agent, rail: 'sol' })).rejects.toMatchObject({
+      code: 'payment_refused',
+      details: { cofferCode: 'insufficient_funds' },
+      message: expect.stringMatching(
+        /available on Solana, less than 0\.01; the 402 can be paid on Base too: ask again with the rail "base"/,
+      ),
+    });
+
     // Money on both rails: Solana first.
     await allocate('0.5', 'sol');
     const onSolana = await payingFetch(`${api.url}/weather?city=Faro`, {}, { agent });

@@ -86,7 +86,10 @@ export async function payCoffers402(
   try {
     payment = await withRetries(retries, () => pay(options, api, url, init, terms));
   } catch (error) {
-    if (error instanceof PaymentError) throw funds === null || rail !== 'sol' ? error : withBaseFunds(error, funds.base);
+    // Short on Solana where the 402 offers Base on this Coffer's chain: said, with what Base holds
+    // where it was read (the rail chosen), or how to pay there (Solana asked, nothing read).
+    if (error instanceof PaymentError)
+      throw rail !== 'sol' || !(funds !== null || (payable.base && listing.onBase)) ? error : withBaseFunds(error, funds?.base ?? null);
     throw unreachableOr(options.agent, error);
   }
 
