@@ -113,8 +113,9 @@ describe.each(STORES)('held payments under any interleaving, on the %s ledger', 
       { numRuns: 30 },
     );
     expect(checked).toBe(30);
-    // Not vacuous: payments were approved and paid, and others ended unpaid.
-    expect(seen.approved).toBeGreaterThan(5);
-    expect(seen.ended).toBeGreaterThan(5);
+    // Not vacuous: payments were approved and paid, and others ended unpaid. (Counted over random
+    // plans: 13 to 33 of each in eight runs, and 4 once; a threshold of 5 failed a run by chance.)
+    expect(seen.approved).toBeGreaterThan(0);
+    expect(seen.ended).toBeGreaterThan(0);
   });
 });
