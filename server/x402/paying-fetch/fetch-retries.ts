@@ -20,9 +20,8 @@ export async function withRetries<T>(retries: number, attempt: () => Promise<T>,
       return await attempt();
     } catch (error) {
       const answered = error instanceof CofferApiError && (error.status !== 0 || error instanceof PaymentError);
-      // An answer too large to read (unreadableAnswer) is the seller's answer, not a call lost: not sent again.
-      const unreadable = unreadableAnswer(error, '') !== null;
-      const stop = answered || unreadable || byCaller(error) || givenUp?.aborted === true;
+      // An answer too large to read is the seller's answer, not a call lost: not sent again.
+      const stop = answered || headersOverflowed(error) || byCaller(error) || givenUp?.aborted === true;
       if (stop || error instanceof NoAnswer || error instanceof RedirectFailure || tries >= retries) throw error;
       await sleep(100 * 2 ** tries);
     }
@@ -47,8 +46,11 @@ export function whyUnreachable(error: unknown): string {
  * any other failure (the seller not reached).
  */
 export function unreadableAnswer(error: unknown, host: string): string | null {
-  const code = (error as { cause?: { code?: unknown } }).cause?.code;
-  return code === 'UND_ERR_HEADERS_OVERFLOW'
+  return headersOverflowed(error)
     ? `${host} answered with headers larger than Coffer reads (${maxHeaderSize / 1024} KiB): its answer, an offer among them, is not read`
     : null;
 }
+
+/** Whether fetch failed reading an answer's headers, larger than Node reads (the seller answered). */
+const headersOverflowed = (error: unknown): boolean =>
+  (error as { cause?: { code?: unknown } }).cause?.code === 'UND_ERR_HEADERS_OVERFLOW';
