@@ -29,7 +29,8 @@ export function StopAll() {
         <p>
           {active === 1 ? 'The active agent' : `All ${active} active agents`} will be stopped at once. Every payment they try is refused
           until you resume them (one by one, or with Resume all). What they are waiting on you for is withdrawn: held payments are never
-          paid. Wallets and balances are kept.
+          paid. An x402 payment an agent already signed and handed to a seller may still be settled by that seller until it ends (on Base,
+          an hour at most); unsettled, it lapses. Wallets and balances are kept.
         </p>
         <ErrorNote error={error} />
         <div className="dialog-actions">
