@@ -290,6 +290,15 @@ test('an agent its breaker stopped says why: on its row, in the banner and on it
   await expect(card).toContainText('Breaker tripped: 2 refused payments within 10 minutes');
   await expect(page.getByTestId('stopped-banner')).toContainText(`Careful bot (${reason})`);
   await page.screenshot({ path: join(SCREENSHOTS, 'overview-breaker.png') });
+  // On a phone its card keeps the name on one line: the reason takes a line of its own, under the
+  // name and switch (beside them it squeezed the name to a letter a line, helper 170).
+  await page.setViewportSize({ width: 390, height: 844 });
+  const name = card.getByRole('link', { name: 'Careful bot' });
+  const reasonLine = card.locator('.status-reason');
+  const [nameBox, reasonBox] = [await name.boundingBox(), await reasonLine.boundingBox()];
+  expect(nameBox!.height).toBeLessThan(40);
+  expect(reasonBox!.y).toBeGreaterThan(nameBox!.y + nameBox!.height - 1);
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await card.getByRole('link', { name: 'Careful bot' }).click();
   await expect(page.getByTestId('stop-reason')).toContainText(`Stopped by itself: ${reason}.`);

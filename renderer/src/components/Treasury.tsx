@@ -32,7 +32,11 @@ export function Treasury() {
           <span data-testid="treasury-rail">
             on Solana, <span className={`network ${treasury.network}`}>{networkWords(treasury.network)}</span>
           </span>
-          {' · '}spent by agents in the last 24 h: <Money value={dashboard.spent24h} /> <HeldNote held={dashboard.held24h} />
+        </p>
+        {/* The agents' payments over both rails, held ones among them: not a part of the Solana figure above. */}
+        <p className="muted" data-testid="agents-spent">
+          Agents' payments in the last 24 h{baseAccount === null ? '' : ', on both rails'}: <Money value={dashboard.spent24h} />{' '}
+          <HeldNote held={dashboard.held24h} />
         </p>
         <div className="deposit-address">
           <span className="label">Deposit address (USDC on Solana)</span>
