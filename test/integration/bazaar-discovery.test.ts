@@ -421,6 +421,12 @@ describe('Bazaar discovery: the registry lists what a facilitator discovered', (
     const bad = await settings('--bazaar', 'ftp://facilitator.example');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/Facilitator must be an https URL.*\(invalid_facilitator_url\)/);
+    // Refused with a time zone beside it: nothing is saved, nothing said as set (helper 171).
+    const zoneBefore = (await t.api('GET', t.withOwner('/v1/settings'))).body.timeZone;
+    const both = await settings('--time-zone', 'Pacific/Auckland', '--bazaar', 'ftp://facilitator.example');
+    expect(both.code).toBe(1);
+    expect(both.stdout).toBe('');
+    expect((await t.api('GET', t.withOwner('/v1/settings'))).body.timeZone).toBe(zoneBefore);
     const agent = await deployAgent(t, 'not-owner');
     expectError(await t.api('POST', t.withOwner('/v1/bazaar'), { key: agent.apiKey, body: { facilitator: null } }), 403, 'owner_only');
     expectError(await t.api('GET', t.withOwner('/v1/bazaar'), { key: agent.apiKey }), 403, 'owner_only');

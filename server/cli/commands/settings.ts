@@ -1,4 +1,6 @@
 import { keyClient } from '../../client/coffer-client.js';
+import { CofferApiError } from '../../client/client-error.js';
+import { bazaarBodySchema, describeIssues } from '../../wire/schemas.js';
 import { printJson } from './print-json.js';
 import { baseRailOpen } from './rail-lines.js';
 import type { Bazaar } from '../../wire/answers/registry.js';
@@ -25,10 +27,22 @@ export async function settingsCommand(
     ...(args.timeZone !== undefined && { timeZone: args.timeZone === 'machine' ? null : args.timeZone }),
     ...(args.preferredRail !== undefined && { preferredRail: args.preferredRail === 'none' ? null : args.preferredRail }),
   };
+  // What the Bazaar's step would refuse is refused before anything is saved: a command that fails
+  // changes nothing (a time zone saved by a refused command moved the calendar budgets' windows).
+  if (args.bazaar !== undefined && args.bazaar !== 'off') {
+    const checked = bazaarBodySchema.safeParse({ facilitator: args.bazaar });
+    if (!checked.success) {
+      const { code, message } = describeIssues(checked.error);
+      throw new CofferApiError(400, code, message);
+    }
+  }
+  // A refresh of the facilitator set already is a read: made first, so its refusal (Bazaar off) saves nothing.
+  const refreshedFirst = args.bazaarRefresh && args.bazaar === undefined ? await api.refreshBazaar() : null;
   const settings = Object.keys(change).length === 0 ? await api.settings() : await api.updateSettings(change);
   // The Bazaar's facilitator set, refreshed or read (its own endpoint): after the settings' lines in
-  // words, so a change saved is said even where the Bazaar's then fails.
+  // words (its input checked above; a facilitator that fails to answer fails it after).
   const bazaarNow = async (): Promise<Bazaar> => {
+    if (refreshedFirst !== null) return refreshedFirst;
     let bazaar = args.bazaar === undefined ? null : await api.setBazaar({ facilitator: args.bazaar === 'off' ? null : args.bazaar });
     if (args.bazaarRefresh) bazaar = await api.refreshBazaar();
     return bazaar ?? api.bazaar();
