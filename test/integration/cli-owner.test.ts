@@ -257,6 +257,11 @@ describe("the owner's CLI", () => {
     // The file the agent's commands read by default (COFFER_CONFIG here): this terminal acts as it now.
     const again = await runCoffer(['key', 'moved', '--config', here, '--data-dir', dataDir], { COFFER_CONFIG: here });
     expect(again.stdout).toContain(`This terminal acts as moved now: its key is in ${here} (0600).\n`);
+    // As JSON the key is printed nowhere either, as deploy --config keeps it (helper 171): where it is instead.
+    const asJson = await runCoffer(['key', 'moved', '--config', here, '--data-dir', dataDir, '--json'], { COFFER_CONFIG: here });
+    expect(asJson.code, asJson.stderr).toBe(0);
+    expect(JSON.parse(asJson.stdout)).toEqual({ agentId: 'moved', config: here });
+    expect(asJson.stdout).not.toContain('cof_agt_');
     expect(status.stdout).toMatch(/^Agent moved at /m);
     // The terminal that held the old key hears why it stopped.
     const old = await runCoffer(['status', '--config', before]);

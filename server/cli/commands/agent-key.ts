@@ -35,7 +35,13 @@ export async function replaceKey(
       url,
     });
   }
-  if (args.json) return printJson(body, out);
+  if (args.json) {
+    if (args.config === undefined) return printJson(body, out);
+    // Kept in the file, the key is printed nowhere, as JSON neither (as deploy --config): the answer
+    // without it, and where it is.
+    const { apiKey: _kept, mcpConfig: _carriesIt, ...rest } = body;
+    return printJson({ ...rest, config: args.config }, out);
+  }
   const lines = [`Issued ${body.agentId} a new API key; every older one stopped working.`];
   if (args.config === undefined) {
     lines.push(
