@@ -58,7 +58,8 @@ export const activity = defineCommand({
                  --data-dir, or where no agent is linked) one agent's, or the last 20 across every
                  agent; --refusals: the last 20 payments the policies refused, across agents or one
                  agent's among them (owner; the same refusal again within 10 s, an agent retrying in a
-                 loop, is listed once); --limit: how many (20; one agent's at most 500)`,
+                 loop, is listed once); --limit: how many (20; one agent's at most 500, across
+                 agents the last 20 at most)`,
   options: {
     config: { type: 'string' },
     'data-dir': { type: 'string' },
