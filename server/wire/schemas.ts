@@ -239,7 +239,11 @@ export const settingsBodySchema = strictFields({
   timeZone: z
     .string({ error: 'must be a time zone by its name, such as "Europe/Berlin", or null for the machine\'s' })
     .max(100, 'must be at most 100 characters')
-    .refine(isTimeZone, 'is not a time zone: name one such as "Europe/Berlin", "America/New_York" or "UTC"')
+    .refine(isTimeZone, {
+      // The name typed, quoted (cut short): "Time zone is not a time zone" named nothing to correct.
+      error: (issue) =>
+        `is ${JSON.stringify(String(issue.input).slice(0, 60))}, which is not a time zone: name one such as "Europe/Berlin", "America/New_York" or "UTC"`,
+    })
     .transform((name) => canonicalTimeZone(name) ?? name)
     .nullable()
     .optional(),
