@@ -401,8 +401,11 @@ describe("the owner's CLI", () => {
     const notAmount = await owner(['allocate', 'researcher2', 'abc']);
     expect({ code: notAmount.code, said: notAmount.stderr }).toMatchObject({
       code: 2,
-      said: expect.stringMatching(/^coffer: "abc" is not an amount: .*coffer allocate takes the agent first, then the amount$/m),
+      said: expect.stringMatching(/^coffer: "abc" is not an amount: .*such as 0\.01$/m),
     });
+    // Typed the other way round (an amount where the agent goes): told how the command takes them.
+    const swapped = await owner(['allocate', '5', 'researcher2']);
+    expect(swapped.stderr).toMatch(/^coffer: "researcher2" is not an amount: .*coffer allocate takes the agent first, then the amount$/m);
     // A flag's bad value is said with the flag, before any Coffer is asked (exit 2): not as the API's field.
     for (const [args, said] of [
       [['--max', '0'], /^coffer: --max 0: the amount must be a positive decimal of USDC/m],

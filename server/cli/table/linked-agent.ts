@@ -161,7 +161,7 @@ export const pay = defineCommand({
     return (await agentCommands()).payCommand(configPath, {
       ...terms,
       service,
-      amount: amountArgument(amount, 'pay', 'the service first, then the amount'),
+      amount: amountArgument(amount, 'pay', 'the service first, then the amount', service),
       ...(approvalId === undefined ? {} : { approvalId }),
     });
   },

@@ -72,7 +72,7 @@ export const allocate = defineCommand({
   positionals: true,
   run: async ({ values, positionals }) => {
     const [agentId, typed] = two(positionals, 'allocate', 'an agent and an amount');
-    const amount = amountArgument(typed, 'allocate', 'the agent first, then the amount');
+    const amount = amountArgument(typed, 'allocate', 'the agent first, then the amount', agentId);
     const rail = railOption(values.rail, 'allocate');
     return (await fundsCommands()).allocate({ agentId, amount, rail, dataDir: values['data-dir'], json: values.json });
   },
@@ -93,7 +93,10 @@ export const returnFunds = defineCommand({
     const rail = railOption(values.rail, 'return');
     return (await fundsCommands()).returnFunds({
       agentId,
-      amount: amount === undefined ? undefined : amountArgument(amount, 'return', 'the agent first, then the amount (or none: all it can)'),
+      amount:
+        amount === undefined
+          ? undefined
+          : amountArgument(amount, 'return', 'the agent first, then the amount (or none: all it can)', agentId),
       rail,
       dataDir: values['data-dir'],
       json: values.json,
