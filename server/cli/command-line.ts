@@ -90,8 +90,13 @@ function parse<O extends Options>(command: string, config: ParseConfig<O>): Pars
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     if (!code?.startsWith('ERR_PARSE_ARGS')) throw error;
-    const option = /'(-[^']*)'/.exec(message)?.[1];
-    const meant = option === undefined ? null : closestOf(option.replace(/^-+/, ''), Object.keys(config.options));
+    // A long option typed with one dash (-json) is read as short ones (-j, -s, …): named as typed.
+    const oneDash = config.args.find((arg) => /^-[a-zA-Z][a-zA-Z-]+$/.test(arg) && arg.startsWith(/'(-[^']*)'/.exec(message)?.[1] ?? '\0'));
+    const option = oneDash ?? /'(-[^']*)'/.exec(message)?.[1];
+    const named = option?.replace(/^-+/, '');
+    // Typed with one dash, the option itself is what was meant.
+    const meant =
+      named === undefined ? null : oneDash !== undefined && named in config.options ? named : closestOf(named, Object.keys(config.options));
     const said =
       code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
         ? `unknown option ${option ?? ''} for coffer ${command}${meant === null ? '' : ` (did you mean --${meant}?)`}`

@@ -779,6 +779,10 @@ describe('coffer help', () => {
     expect(result.stderr).toMatch(/usage:\n {2}coffer status \[--config FILE\]/);
     // Far from every option: nothing is guessed.
     expect((await coffer(['status', '--zzzzzz'])).stderr).toMatch(/^coffer: unknown option --zzzzzz for coffer status$/m);
+    // A long option typed with one dash is named as typed, not as its first letter (helper 171: "-j").
+    expect((await coffer(['status', '-json'])).stderr).toMatch(
+      /^coffer: unknown option -json for coffer status \(did you mean --json\?\)$/m,
+    );
     // A URL typed without its scheme is a usage error that says the URL meant, not a host "unreachable".
     for (const typed of ['127.0.0.1:7403/weather?city=Lisbon', 'localhost:7403/weather']) {
       const bare = await coffer(['fetch', typed]);
