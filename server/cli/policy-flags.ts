@@ -127,7 +127,8 @@ export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
   if (flags.allow !== undefined) {
     const any = flags.allow.some((entry) => entry === 'any');
     if (any && flags.allow.length > 1) throw new PolicyFlagError('--allow any allows every service: it goes alone');
-    update.allowedServices = any ? [] : flags.allow;
+    // Each once: the policy keeps a service once, and the words of the change say it once.
+    update.allowedServices = any ? [] : [...new Set(flags.allow)];
   }
   const budgets = [
     ...(flags.budget ?? []).map((text) => ({ text, flag: '--budget' as const })),

@@ -48,6 +48,12 @@ describe("coffer policy's flags", () => {
     expect(policyUpdateOf({})).toEqual({});
   });
 
+  it('an allowed service named twice is one (the change says it once)', () => {
+    expect(policyUpdateOf({ allow: ['demo-weather', 'demo-quotes', 'demo-weather'] })).toEqual({
+      allowedServices: ['demo-weather', 'demo-quotes'],
+    });
+  });
+
   it.each([
     [{ budget: ['50'] }, /--budget 50: write AMOUNT\/WINDOW/],
     [{ budget: ['50/fortnight'] }, /"fortnight" is not a window; one of hour, 24h, 7d, 30d, day, week, month, lifetime/],
