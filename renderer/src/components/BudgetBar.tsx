@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { AgentRow } from '../api/types.js';
 import { usedShare } from '../lib/money.js';
 import { shortAddresses } from '../lib/policy-words.js';
+import { shareWords } from '../../../server/wire/policy/budget.js';
 import { Money } from './Money.js';
 
 /** A share of a budget as a meter (amber from 70 %, red from 90 %), beside the words that say it: never a bare bar. */
@@ -29,14 +30,15 @@ export function BudgetBar({ spent, budget, label }: { spent: string; budget: str
  */
 export function TightestBudgetBar({ tightest, name }: { tightest: AgentRow['tightestBudget']; name: string }) {
   const { budget, used, percent, warned } = tightest;
+  const share = shareWords(percent, used);
   return (
     <div className="tightest">
       <BudgetMeter
         share={percent / 100}
-        label={`${name}: ${percent} % used of its tightest budget, ${budget}`}
+        label={`${name}: ${share} % used of its tightest budget, ${budget}`}
         title={`${used} used of ${budget}`}
       >
-        <strong>{percent} %</strong> <span className="muted">of {shortAddresses(budget)}</span>
+        <strong>{share} %</strong> <span className="muted">of {shortAddresses(budget)}</span>
       </BudgetMeter>
       {warned && (
         <span className="tag warn" data-testid="budget-warning" title={`${used} used of ${budget}: past your first warning share`}>

@@ -66,13 +66,13 @@ function RefusalsTable() {
   return (
     <div className="table-wrap">
       <table className="refusals cards-on-phone">
-        <TableHead columns={['Time', 'Agent', 'Service', { label: 'Amount', num: true }, 'Rail', 'Why']} />
+        <TableHead columns={['Time', 'Agent', 'Venue', { label: 'Amount', num: true }, 'Rail', 'Why']} />
         <tbody>
           {refusals.map((row, i) => (
             <tr key={`${row.timestamp}-${i}`} data-testid="refusal-row">
               <TimeCell timestamp={row.timestamp} />
               <AgentCell agentId={row.agent} />
-              <td data-label="Service" title={row.venue === row.service ? undefined : row.service}>
+              <td data-label="Venue" title={row.venue === row.service ? undefined : row.service}>
                 {row.venue}
               </td>
               <td data-label="Amount" className="num">

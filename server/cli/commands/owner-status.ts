@@ -9,6 +9,7 @@ import { RAILS, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { heldOfItWords } from '../../wire/policy/asks.js';
+import { shareWords } from '../../wire/policy/budget.js';
 import { paysOnWords } from '../../wire/network-words.js';
 import { ownerCommandLine } from '../owner-command-line.js';
 import { ownerClient } from '../owner-connection.js';
@@ -95,9 +96,6 @@ const dailyShare = (spent: string, daily: string) => {
   return Number(((tryParseUsdc(spent) ?? 0n) * 100n) / (limit > 0n ? limit : 1n));
 };
 
-/** A share in whole percents as said: under one percent of something used is "<1", not "0" (nothing used). */
-const shareOf = (percent: number, used: string) => (percent === 0 && /[1-9]/.test(used) ? '<1' : String(percent));
-
 /**
  * What an agent spent in 24 h of its daily budget, its share beside it, then its tightest budget
  * where that is another one.
@@ -110,13 +108,13 @@ function budgetCells(agent: AgentRow): [string, string] {
   // The daily budget's own words (budget-warnings.ts dailyStanding): the tightest is the daily one.
   if (tightest.budget === `${policy.dailyBudget} USDC in any 24 hours`) {
     return [
-      `${spent24h} of ${policy.dailyBudget} in 24 h (${shareOf(tightest.percent, spent24h)} %${warned}${held === null ? '' : `; ${held}`})`,
+      `${spent24h} of ${policy.dailyBudget} in 24 h (${shareWords(tightest.percent, spent24h)} %${warned}${held === null ? '' : `; ${held}`})`,
       '',
     ];
   }
   return [
-    `${spent24h} of ${policy.dailyBudget} in 24 h (${shareOf(dailyShare(spent24h, policy.dailyBudget), spent24h)} %${held === null ? '' : `; ${held}`})`,
-    `${shareOf(tightest.percent, tightest.used)} % of ${tightest.budget}${tightest.warned ? ' (warned)' : ''}`,
+    `${spent24h} of ${policy.dailyBudget} in 24 h (${shareWords(dailyShare(spent24h, policy.dailyBudget), spent24h)} %${held === null ? '' : `; ${held}`})`,
+    `${shareWords(tightest.percent, tightest.used)} % of ${tightest.budget}${tightest.warned ? ' (warned)' : ''}`,
   ];
 }
 

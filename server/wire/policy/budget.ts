@@ -117,3 +117,9 @@ export const budgetsTighten = (current: Budget[], next: Budget[]): boolean =>
           : kept.amount !== null && held.amount !== null && kept.amount <= held.amount),
     ),
   );
+
+/**
+ * A share of a budget in whole percents as said, the dashboard and the CLI alike: under one percent
+ * of something used is "<1", not "0" (nothing used).
+ */
+export const shareWords = (percent: number, used: string): string => (percent === 0 && /[1-9]/.test(used) ? '<1' : String(percent));

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from '@testing-library/react';
 import { Money } from '../../../../../renderer/src/components/Money.js';
-import { BudgetBar } from '../../../../../renderer/src/components/BudgetBar.js';
+import { BudgetBar, TightestBudgetBar } from '../../../../../renderer/src/components/BudgetBar.js';
 import { microToUsdc, usedShare } from '../../../../../renderer/src/lib/money.js';
 
 afterEach(cleanup);
@@ -42,5 +42,18 @@ describe('money on screen', () => {
     expect(container.textContent).toContain('0.25 / 2.00 USDC');
     expect(usedShare('3', '2')).toBe(1.5);
     expect(usedShare('0.000001', '0')).toBe(0);
+  });
+});
+
+describe("an agent's tightest budget on its row", () => {
+  const tightest = (percent: number, used: string) => ({ budget: '5.00 USDC in any 24 hours', used, percent, warned: false });
+
+  it('says under one percent of something used as "<1 %", as the CLI does, not "0 %" (nothing used)', () => {
+    const some = render(<TightestBudgetBar tightest={tightest(0, '0.03 USDC')} name="sol1" />);
+    expect(some.container.textContent).toContain('<1 %');
+    cleanup();
+    const none = render(<TightestBudgetBar tightest={tightest(0, '0.00 USDC')} name="sol1" />);
+    expect(none.container.textContent).toContain('0 %');
+    expect(none.container.textContent).not.toContain('<1');
   });
 });
