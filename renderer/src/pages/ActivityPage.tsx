@@ -100,7 +100,7 @@ export function ActivityPage() {
         <h2 id="refused-title">Refused</h2>
         <p className="muted">
           Payments agents tried that Coffer refused (their policy, their wallet short, or they were stopped; nothing was sent), newest
-          first.
+          first. An agent trying the same again within 10 seconds is listed once, though a breaker counts every try.
         </p>
         <RefusalsTable />
       </section>
