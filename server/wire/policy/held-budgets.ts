@@ -25,9 +25,14 @@ export function heldAskOf(request: Record<string, unknown>): HeldAsk | null {
   return { service, recipient, amount: micro };
 }
 
-/** One budget the payment falls under: what it allows, and what it holds before and after the payment. */
+/**
+ * One budget the payment falls under: what it allows, and what it holds before and after the payment;
+ * for the daily budget, `heldBefore`: how much of `before` is other payments held for the owner's yes
+ * (not paid: an owner seeing only a sum larger than what was paid could not tell why).
+ */
 export type BudgetStep = { words: string } & (
-  { counts: 'amount'; before: bigint; after: bigint; limit: bigint } | { counts: 'payments'; before: number; after: number; limit: number }
+  | { counts: 'amount'; before: bigint; after: bigint; limit: bigint; heldBefore?: bigint }
+  | { counts: 'payments'; before: number; after: number; limit: number }
 );
 
 /**
@@ -45,14 +50,15 @@ export function budgetSteps(payment: HeldAsk, answer: PolicyResponse, heldAt: nu
     const before = clamp((tryParseUsdc(spent) ?? 0n) - (holds(window) ? payment.amount : 0n));
     return { words, counts: 'amount', before, after: before + payment.amount, limit: tryParseUsdc(limit) ?? 0n };
   };
-  const steps = [
-    amountStep(
-      `${readableUsdc(tryParseUsdc(answer.policy.dailyBudget) ?? 0n)} USDC in any 24 hours (daily budget)`,
-      '24h',
-      answer.spent24h,
-      answer.policy.dailyBudget,
-    ),
-  ];
+  const daily = amountStep(
+    `${readableUsdc(tryParseUsdc(answer.policy.dailyBudget) ?? 0n)} USDC in any 24 hours (daily budget)`,
+    '24h',
+    answer.spent24h,
+    answer.policy.dailyBudget,
+  );
+  // The other held payments in the daily figure: all held less this one (an older Coffer says none).
+  const otherHeld = clamp((tryParseUsdc(answer.held24h ?? '0') ?? 0n) - (holds('24h') ? payment.amount : 0n));
+  const steps: BudgetStep[] = [otherHeld > 0n && daily.counts === 'amount' ? { ...daily, heldBefore: otherHeld } : daily];
   for (const budget of answer.budgets ?? []) {
     if (!inScope(scopeOf(budget), { serviceId: payment.service, recipient: payment.recipient })) continue;
     const words = describeBudget(budgetOf(budget));
@@ -71,7 +77,8 @@ const clamp = (micro: bigint) => (micro < 0n ? 0n : micro);
 /** A step in words: "0.25 → 4.25 of 10.00 USDC", "1 → 2 of 5 payments". */
 export function stepWords(step: BudgetStep): string {
   if (step.counts === 'payments') return `${step.before} → ${step.after} of ${step.limit} payment${step.limit === 1 ? '' : 's'}`;
-  return `${readableUsdc(step.before)} → ${readableUsdc(step.after)} of ${readableUsdc(step.limit)} USDC`;
+  const held = step.heldBefore === undefined ? '' : ` (${readableUsdc(step.heldBefore)} of it other payments held for your yes)`;
+  return `${readableUsdc(step.before)}${held} → ${readableUsdc(step.after)} of ${readableUsdc(step.limit)} USDC`;
 }
 
 /** The share of its limit a step reaches after the payment, 0..1 and beyond (a limit of nothing is full). */

@@ -77,6 +77,11 @@ describe('its budgets before and after it: the held payment already counts', () 
     ]);
   });
 
+  it("another payment held beside it is said in the daily budget's before: not paid, so the sum is not read as spending (helper 170)", () => {
+    const both = { ...answer, spent24h: '5.25', held24h: '5.00', budgets: undefined };
+    expect(steps(NOW - HOUR / 2, both).map(stepWords)).toEqual(['1.25 (1.00 of it other payments held for your yes) → 5.25 of 10.00 USDC']);
+  });
+
   it('no budget besides the daily one: that one alone; before is never below nothing', () => {
     const bare = { ...answer, spent24h: '3.00', budgets: undefined };
     expect(steps(NOW - HOUR / 2, bare)).toEqual([
