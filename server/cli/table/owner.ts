@@ -203,6 +203,7 @@ export const approve = defineCommand({
   name: 'approve',
   usage: `  coffer approve <id> ${DATA_DIR}
   coffer approve <link URL> --code CODE [--agent ID] [--name NAME] [--daily AMOUNT] [--max AMOUNT] [--fund AMOUNT [--rail sol|base]]
+                 [--data-dir DIR] [--json]
                  carries out an agent's request as it asked (once; coffer approvals lists their
                  ids); or links the terminal whose \`coffer link\` printed that URL, once the code it
                  shows is the one you type: a new agent with the limits given (left out, 5.00 a
