@@ -213,9 +213,9 @@ test('kill from the dashboard refuses the next payment; stop all and resume', as
 
   await page.getByRole('button', { name: 'Stop all agents' }).click();
   const dialog = page.getByRole('dialog', { name: 'Stop all agents?' });
-  await expect(dialog).toContainText('All 2 active agents');
+  await expect(dialog).toContainText('Both active agents');
   await dialog.getByRole('button', { name: 'Stop all agents' }).click();
-  await expect(page.getByText('All 2 agents are stopped')).toBeVisible();
+  await expect(page.getByText('Both agents are stopped')).toBeVisible();
   expect((await agentPays()).body.code).toBe('agent_suspended');
   // The dialog closes once its own refresh is in (the live event's refresh may show the stop first).
   await expect(dialog).toBeHidden();

@@ -27,10 +27,10 @@ export function StopAll() {
       </button>
       <Dialog open={open} onClose={() => setOpen(false)} title="Stop all agents?">
         <p>
-          {active === 1 ? 'The active agent' : `All ${active} active agents`} will be stopped at once. Every payment they try is refused
-          until you resume them (one by one, or with Resume all). What they are waiting on you for is withdrawn: held payments are never
-          paid. An x402 payment an agent already signed and handed to a seller may still be settled by that seller until it ends (on Base,
-          an hour at most); unsettled, it lapses. Wallets and balances are kept.
+          {active === 1 ? 'The active agent' : active === 2 ? 'Both active agents' : `All ${active} active agents`} will be stopped at once.
+          Every payment they try is refused until you resume them (one by one, or with Resume all). What they are waiting on you for is
+          withdrawn: held payments are never paid. An x402 payment an agent already signed and handed to a seller may still be settled by
+          that seller until it ends (on Base, an hour at most); unsettled, it lapses. Wallets and balances are kept.
         </p>
         <ErrorNote error={error} />
         <div className="dialog-actions">
@@ -62,7 +62,13 @@ export function ResumeAll({ className = 'button' }: { className?: string }) {
   return (
     <>
       <button type="button" className={className} onClick={resume} disabled={busy}>
-        {busy ? 'Resuming…' : stopped === 1 ? `Resume ${stoppedAgents[0]!.displayName}` : `Resume all ${stopped}`}
+        {busy
+          ? 'Resuming…'
+          : stopped === 1
+            ? `Resume ${stoppedAgents[0]!.displayName}`
+            : stopped === 2
+              ? 'Resume both'
+              : `Resume all ${stopped}`}
       </button>
       <ErrorNote error={error} />
     </>

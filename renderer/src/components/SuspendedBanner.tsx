@@ -14,7 +14,9 @@ export function SuspendedBanner() {
           {suspended.length === agents.length
             ? agents.length === 1
               ? 'The agent is stopped'
-              : `All ${agents.length} agents are stopped`
+              : agents.length === 2
+                ? 'Both agents are stopped'
+                : `All ${agents.length} agents are stopped`
             : `${suspended.length} of ${agents.length} agents ${suspended.length === 1 ? 'is' : 'are'} stopped`}
         </strong>
         : {suspended.length === 1 ? 'its' : 'their'} payments are refused.{' '}

@@ -27,6 +27,6 @@ describe('the stopped banner speaks of an agent as “it”', () => {
     cleanup();
     withAgents(agent('alpha', 'suspended'), agent('beta', 'suspended'));
     render(<SuspendedBanner />);
-    expect(screen.getByTestId('stopped-banner').textContent).toMatch(/^All 2 agents are stopped: their payments are refused\./);
+    expect(screen.getByTestId('stopped-banner').textContent).toMatch(/^Both agents are stopped: their payments are refused\./);
   });
 });
