@@ -300,7 +300,9 @@ test('an agent its breaker stopped says why: on its row, in the banner and on it
   expect(reasonBox!.y).toBeGreaterThan(nameBox!.y + nameBox!.height - 1);
   // No cell of a card runs past its edge (a budget's 14rem table width did, clipping its words).
   const overflowing = await page.evaluate(() =>
-    [...document.querySelectorAll('table.agents td')].filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent),
+    Array.from(document.querySelectorAll('table.agents td'))
+      .filter((td) => td.scrollWidth > td.clientWidth)
+      .map((td) => td.textContent),
   );
   expect(overflowing).toEqual([]);
   await page.setViewportSize({ width: 1280, height: 800 });
