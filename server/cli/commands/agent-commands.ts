@@ -21,6 +21,7 @@ import { aligned } from '../columns.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { heldOfItWords } from '../../wire/policy/asks.js';
 import { paysOnWords, usdcWords } from '../../wire/network-words.js';
+import { shellCommand } from '../../boot/cli-invocation.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -249,7 +250,7 @@ export async function resume(
     const answer = await api.resume(agent.agentId);
     out.write(
       answer.status === 202
-        ? `Asked the owner to resume ${agent.agentId} (request ${answer.body.approvalId}): they decide with coffer approve ${answer.body.approvalId}, or in the dashboard, under Approvals.\n`
+        ? `Asked the owner to resume ${agent.agentId} (request ${answer.body.approvalId}): they decide with ${shellCommand(['approve', answer.body.approvalId])}, or in the dashboard, under Approvals.\n`
         : `${agent.agentId} is ${answer.body.status === 'active' ? 'active' : answer.body.status}.\n`,
     );
     return 0;

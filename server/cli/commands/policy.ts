@@ -16,6 +16,7 @@ import type { CofferClient } from '../../client/coffer-client.js';
 import { askYes, canAsk } from '../ask-yes.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { railName } from '../../wire/rail-words.js';
+import { shellCommand } from '../../boot/cli-invocation.js';
 
 type Out = NodeJS.WritableStream;
 type BudgetNow = NonNullable<PolicyResponse['budgets']>[number];
@@ -130,7 +131,7 @@ export async function policyCommand(
       out.write(
         args.json
           ? `${JSON.stringify(answer.body, null, 2)}\n`
-          : `This loosens ${agentId}'s policy, so it waits for the owner (request ${answer.body.approvalId}): they decide with coffer approve ${answer.body.approvalId}, or in the dashboard, under Approvals.\n`,
+          : `This loosens ${agentId}'s policy, so it waits for the owner (request ${answer.body.approvalId}): they decide with ${shellCommand(['approve', answer.body.approvalId])}, or in the dashboard, under Approvals.\n`,
       );
       return 0;
     }
