@@ -94,7 +94,9 @@ export async function approvedOrThrow(api: Pick<CofferClient, 'approval'>, waiti
     } catch (error) {
       // The caller gave up during the poll: withdrawn at the top of the loop.
       if (givenUp?.aborted === true) continue;
-      const unanswered = error instanceof CofferApiError && error.status === 0;
+      // Coffer stopping answers its long polls as they stand (`pending`) and refuses what comes in
+      // meanwhile (503 shutting_down): a restart, Coffer away as when it does not answer at all.
+      const unanswered = error instanceof CofferApiError && (error.status === 0 || error.code === 'shutting_down');
       if (!unanswered || !(Date.now() < until)) throw error;
       await sleep(Math.min(RETRY_MOST_MS, RETRY_FIRST_MS * 2 ** misses));
       misses += 1;

@@ -35,6 +35,21 @@ describe('approvedOrThrow: a held payment followed with long polls', () => {
     expect(approval).toHaveBeenCalledTimes(4);
   });
 
+  it('a Coffer stopping (503 shutting_down, as its long polls are answered at the stop) is a restart: asked again', async () => {
+    vi.useFakeTimers();
+    const stopping = () => new CofferApiError(503, 'shutting_down', 'Coffer is shutting down');
+    const answers: (Approval | CofferApiError)[] = [waiting(3_600_000), stopping(), down(), approved];
+    const approval = vi.fn(async () => {
+      const next = answers.shift()!;
+      if (next instanceof Error) throw next;
+      return next;
+    });
+    const followed = approvedOrThrow({ approval }, waiting(3_600_000));
+    await vi.runAllTimersAsync();
+    await expect(followed).resolves.toBe(approved);
+    expect(approval).toHaveBeenCalledTimes(4);
+  });
+
   it('gives up once the approval has expired: nothing can be paid under it any more', async () => {
     vi.useFakeTimers();
     const approval = vi.fn(async (): Promise<Approval> => {
