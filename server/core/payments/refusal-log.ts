@@ -1,7 +1,8 @@
 /**
  * Refused payments, written down for the owner: what an agent tried and was not allowed (the policy
  * decision itself is server/core/policy/rules.ts). A retry loop is written once (the same
- * code, service, amount and rail within 10 s; a stopped agent's, whatever it asked), and every
+ * code, service, amount and rail within 10 s; a stopped agent's or an ended policy's, whatever it
+ * asked), and every
  * refusal is announced.
  */
 import { CofferError, RepeatedFailure, type ErrorCode } from '../../wire/errors.js';
@@ -42,12 +43,18 @@ function repeatsRecentRefusal(ctx: ContextWith<RefusalStore>, owner: string, age
 }
 
 /**
- * What makes two refusals the same: code, service, amount and rail; for a stopped agent the code
- * alone (whatever it asks, the answer is that it is stopped: a stopped agent varying its asks would
- * otherwise write each one).
+ * Refusals whose answer is the same whatever is asked: the agent is stopped, or its policy ended.
+ * Neither counts for a breaker, so nothing stops an agent looping on them.
+ */
+const WHATEVER_ASKED = new Set<ErrorCode>(['agent_suspended', 'policy_expired']);
+
+/**
+ * What makes two refusals the same: code, service, amount and rail; for a stopped agent or an ended
+ * policy the code alone (an agent varying its asks would otherwise write each one, and push every
+ * other agent's refusals out of the owner's list).
  */
 const sameRefusalKey = (code: ErrorCode, asked: { service: string; amount: string; rail: Rail | null }) =>
-  code === 'agent_suspended' ? code : `${code}|${asked.service}|${asked.amount}|${asked.rail}`;
+  WHATEVER_ASKED.has(code) ? code : `${code}|${asked.service}|${asked.amount}|${asked.rail}`;
 
 const REFUSALS = new Set<ErrorCode>([
   'agent_suspended',
