@@ -427,6 +427,10 @@ describe('Bazaar discovery: the registry lists what a facilitator discovered', (
     expect(both.code).toBe(1);
     expect(both.stdout).toBe('');
     expect((await t.api('GET', t.withOwner('/v1/settings'))).body.timeZone).toBe(zoneBefore);
+    // Turned off and read at once: nothing to read, refused (a usage error) before anything is saved.
+    const offAndRead = await settings('--time-zone', 'Pacific/Auckland', '--bazaar', 'off', '--bazaar-refresh');
+    expect(offAndRead.code).toBe(2);
+    expect((await t.api('GET', t.withOwner('/v1/settings'))).body.timeZone).toBe(zoneBefore);
     const agent = await deployAgent(t, 'not-owner');
     expectError(await t.api('POST', t.withOwner('/v1/bazaar'), { key: agent.apiKey, body: { facilitator: null } }), 403, 'owner_only');
     expectError(await t.api('GET', t.withOwner('/v1/bazaar'), { key: agent.apiKey }), 403, 'owner_only');

@@ -61,11 +61,11 @@ export const settings = defineCommand({
                  a policy ends; --time-zone Europe/Berlin sets it, --time-zone machine follows this
                  machine again (owner). --preferred-rail base pays on Base where a seller takes
                  both (an x402 seller, or a Coffer paywall offering Base) and the agent's wallet
-                 there holds the amount (none: where the funds are, Solana first). --bazaar https://api.cdp.coinbase.com/platform/v2/x402
-                 lists that facilitator's x402 Bazaar services in the registry, beside the catalog
-                 (cached, read again every 10 minutes when searched; off: none, the default);
-                 --bazaar-refresh reads its list now; --json: the settings' answer, the Bazaar's
-                 under "bazaar"`,
+                 there holds the amount (none: where the funds are, Solana first).
+                 --bazaar https://api.cdp.coinbase.com/platform/v2/x402 lists that facilitator's x402
+                 Bazaar services in the registry, beside the catalog (cached, read again every 10
+                 minutes when searched; off: none, the default); --bazaar-refresh reads its list
+                 now; --json: the settings' answer, the Bazaar's under "bazaar"`,
   options: {
     'time-zone': { type: 'string' },
     'preferred-rail': { type: 'string' },
@@ -74,15 +74,19 @@ export const settings = defineCommand({
     'data-dir': { type: 'string' },
     json: { type: 'boolean', default: false },
   },
-  run: async ({ values }) =>
-    (await import('../commands/settings.js')).settingsCommand({
+  run: async ({ values }) => {
+    // Turned off, nothing is left to read: refused before anything is saved (a failed command changes nothing).
+    if (values.bazaar === 'off' && values['bazaar-refresh'] === true)
+      throw new UsageError('--bazaar off and --bazaar-refresh: with Bazaar discovery off there is no list to read', 'settings');
+    return (await import('../commands/settings.js')).settingsCommand({
       json: values.json,
       timeZone: values['time-zone'],
       preferredRail: preferredRailOption(values['preferred-rail'], 'settings'),
       bazaar: values.bazaar,
       bazaarRefresh: values['bazaar-refresh'],
       dataDir: values['data-dir'],
-    }),
+    });
+  },
 });
 
 /** `coffer kill` and `coffer resume`: the linked agent, one agent or all of them. */
