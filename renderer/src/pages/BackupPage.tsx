@@ -212,7 +212,7 @@ function BackupFileCard() {
       {lastFile && lastFile.walletsWithoutKey.length > 0 && (
         <p role="alert">
           {lastFile.walletsWithoutKey.length} wallet(s) have no key on this computer, so their money is not in the file:{' '}
-          {lastFile.walletsWithoutKey.join(', ')}
+          {lastFile.walletsWithoutKey.map((address) => (address.startsWith('0x') ? `the Base account ${address}` : address)).join(', ')}
         </p>
       )}
       <form onSubmit={write} className="backup-file">

@@ -35,7 +35,8 @@ export const deployAgent = defineTool({
 
 export const killAgent = defineTool({
   name: 'kill_agent',
-  description: 'Stop an agent (this one by default): every payment is refused until the owner resumes it.',
+  description:
+    "Stop an agent (this one by default): every payment it tries is refused until the owner resumes it. An x402 payment it already signed and handed to a seller may still be settled by that seller until it ends (the answer's stillLanding counts them).",
   inputSchema: input.someAgentInput,
   outputSchema: output.agentStatusOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

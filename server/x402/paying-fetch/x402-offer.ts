@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CofferClient } from '../../client/coffer-client.js';
 import { CofferApiError } from '../../client/client-error.js';
-import { approvedOrThrow } from '../../client/held-payment.js';
+import { approvedOrThrow, withdrawHeld } from '../../client/held-payment.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import { cofferOf, unreachableOr } from './coffer-reach.js';
 import { sleep, hostOf, unreadableAnswer, whyUnreachable, withRetries } from './fetch-retries.js';
@@ -124,7 +124,8 @@ async function boughtByCoffer(
       // Given up after the yes, before Coffer bought anything under it: the yes is withdrawn, as a
       // wait given up is, so the owner's yes and the caller's abort end alike in either order
       // (nothing paid, its budget back), not an approval held unused for a day.
-      if (error instanceof CallerAborted) await api.withdrawRequest(approval.approvalId).catch(() => undefined);
+      // (withdrawHeld: at most its few seconds, a Coffer that does not answer holding back no abort.)
+      if (error instanceof CallerAborted) await withdrawHeld(api, approval);
       throw error;
     });
   } catch (error) {
@@ -175,7 +176,7 @@ async function sellerAfterYes(
   try {
     return await withRetries(options.retries ?? 2, () => callSellerFollowing(url, init, options), init.signal);
   } catch (error) {
-    // Given up as the owner said yes: the yes stands unused until it ends (a later call may pick it up).
+    // Given up as the owner said yes: nothing bought; boughtByCoffer withdraws the yes.
     if (init.signal?.aborted === true) throw new CallerAborted(init.signal.reason);
     if (error instanceof PaymentError) throw new PaymentError(error.code, `${error.message}; nothing was paid`);
     const unreadable = unreadableAnswer(error, hostOf(url));

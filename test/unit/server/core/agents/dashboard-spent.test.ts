@@ -3,7 +3,7 @@ import { STORES, coreEngine, type CoreEngine } from '../../../../fixtures/core-e
 import { randomAddress } from '../../../../fixtures/memory-chain.js';
 
 /**
- * The overview's "spent by agents in the last 24 h" is what left the agents' wallets for payments in
+ * The overview's "Agents' payments in the last 24 h" is what left the agents' wallets for payments in
  * that time. An agent archived since (its rest returned, its row gone from the list) still spent what
  * it spent: summing the listed rows alone dropped it.
  */
