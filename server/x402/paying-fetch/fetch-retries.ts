@@ -52,5 +52,4 @@ export function unreadableAnswer(error: unknown, host: string): string | null {
 }
 
 /** Whether fetch failed reading an answer's headers, larger than Node reads (the seller answered). */
-const headersOverflowed = (error: unknown): boolean =>
-  (error as { cause?: { code?: unknown } }).cause?.code === 'UND_ERR_HEADERS_OVERFLOW';
+const headersOverflowed = (error: unknown): boolean => (error as { cause?: { code?: unknown } }).cause?.code === 'UND_ERR_HEADERS_OVERFLOW';
