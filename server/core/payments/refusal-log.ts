@@ -50,11 +50,11 @@ const WHATEVER_ASKED = new Set<ErrorCode>(['agent_suspended', 'policy_expired'])
 
 /**
  * What makes two refusals the same: code, service, amount and rail; for a stopped agent or an ended
- * policy the code alone (an agent varying its asks would otherwise write each one, and push every
- * other agent's refusals out of the owner's list).
+ * policy the code and rail alone (an agent varying its asks would otherwise write each one, and push
+ * every other agent's refusals out of the owner's list; each rail's is kept, as every refusal's is).
  */
 const sameRefusalKey = (code: ErrorCode, asked: { service: string; amount: string; rail: Rail | null }) =>
-  WHATEVER_ASKED.has(code) ? code : `${code}|${asked.service}|${asked.amount}|${asked.rail}`;
+  WHATEVER_ASKED.has(code) ? `${code}|${asked.rail}` : `${code}|${asked.service}|${asked.amount}|${asked.rail}`;
 
 const REFUSALS = new Set<ErrorCode>([
   'agent_suspended',
