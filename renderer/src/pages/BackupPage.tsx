@@ -6,6 +6,7 @@ import { useBaseOff, useDashboard, useTimeZone } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { dateTime } from '../lib/time.js';
 import { ErrorNote } from '../components/ErrorNote.js';
+import { keylessWalletWords } from '../../../server/wire/rail-words.js';
 
 /** The Back up page: the recovery phrase (the money), the encrypted backup file (everything), and files on a schedule. */
 export function BackupPage() {
@@ -212,7 +213,7 @@ function BackupFileCard() {
       {lastFile && lastFile.walletsWithoutKey.length > 0 && (
         <p role="alert">
           {lastFile.walletsWithoutKey.length} wallet(s) have no key on this computer, so their money is not in the file:{' '}
-          {lastFile.walletsWithoutKey.map((address) => (address.startsWith('0x') ? `the Base account ${address}` : address)).join(', ')}
+          {lastFile.walletsWithoutKey.map(keylessWalletWords).join(', ')}
         </p>
       )}
       <form onSubmit={write} className="backup-file">

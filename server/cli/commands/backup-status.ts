@@ -10,7 +10,7 @@ import { localTime } from '../local-time.js';
 import { aligned } from '../columns.js';
 import { printJson } from './print-json.js';
 import { ownerCommandLine } from '../owner-command-line.js';
-import { isEvmAddress } from '../../wire/rails.js';
+import { keylessWalletWords } from '../../wire/rail-words.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -45,15 +45,12 @@ export function backupStatusText(status: BackupStatus, dataDir?: string): string
   ];
   const warnings = [
     ...(lastFile?.walletsWithoutKey ?? []).map(
-      (wallet) => `warning: ${keylessWords(wallet)} has no key in this key store: its money is in no backup file`,
+      (wallet) => `warning: ${keylessWalletWords(wallet)} has no key in this key store: its money is in no backup file`,
     ),
     ...(schedule?.lastError == null ? [] : [`The last scheduled backup failed: ${schedule.lastError}`]),
   ];
   return `${heading(status)}\n${aligned(rows, '  ')}${warnings.map((line) => `  ${line}\n`).join('')}`;
 }
-
-/** A wallet a backup lacks the key of, by what it is: a Solana wallet, or a wallet's account on Base (its 0x address). */
-export const keylessWords = (address: string): string => (isEvmAddress(address) ? `the Base account ${address}` : `wallet ${address}`);
 
 /**
  * Whether the treasury is backed up, in words that stay true: a backup file is a picture of its day

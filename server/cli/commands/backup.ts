@@ -16,7 +16,7 @@ import { readOwnerConnection } from '../owner-connection.js';
 import { ownerCommandLine } from '../owner-command-line.js';
 import { localTime } from '../local-time.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
-import { keylessWords } from './backup-status.js';
+import { keylessWalletWords } from '../../wire/rail-words.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -131,7 +131,7 @@ export async function backupFile(
       `Keep it off this computer. Restore it anywhere with: ${shellWords(['coffer', 'restore', file])}\n`,
   );
   for (const wallet of lastFile?.walletsWithoutKey ?? []) {
-    io.say.write(`warning: ${keylessWords(wallet)} has no key in this key store: its money is not in this backup\n`);
+    io.say.write(`warning: ${keylessWalletWords(wallet)} has no key in this key store: its money is not in this backup\n`);
   }
   return 0;
 }

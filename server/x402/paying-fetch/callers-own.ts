@@ -14,7 +14,7 @@ const thrownByCaller = new WeakSet<object>();
  */
 export class CallerAborted extends Error {
   constructor(readonly reason: unknown) {
-    super('the caller gave up waiting for the owner');
+    super('the caller gave up (its signal aborted)');
   }
 }
 
