@@ -9,6 +9,7 @@ import type { Log } from './ports/log.js';
 import type { DiscoveryReader } from './ports/discovery.js';
 import type { PolicyReplays } from './ports/policy-replays.js';
 import type { McpLaunch } from '../wire/mcp-config.js';
+import { RefusalRepeats } from './payments/refusal-repeats.js';
 
 /** Everything the core's rules talk to, all through ports it owns (what the boot provides). */
 export interface EnginePorts {
@@ -64,8 +65,8 @@ export interface EngineState {
   transfersInFlight: Map<string, Promise<unknown>>;
   /** Generation tasks this process is running right now, by id: a task is never started twice. */
   tasksRunning: Map<string, Promise<void>>;
-  /** The refusals written per agent (`owner|agentId`) in the last 10 s, by what makes them the same, so a retry loop writes each once. */
-  lastRefusals: Map<string, Map<string, number>>;
+  /** The refusals written per agent (`owner|agentId`) in the last 10 s, so a retry loop writes each once. */
+  lastRefusals: RefusalRepeats;
   /**
    * What the log last said of each pending row reconciliation could not settle or send (reconcile.ts):
    * the chain watch tries it every 15 s until it lands or ends, so the same trouble is said once, and
@@ -95,7 +96,7 @@ export function createEngineContext(ports: EnginePorts): EngineContext {
     state: {
       transfersInFlight: new Map(),
       tasksRunning: new Map(),
-      lastRefusals: new Map(),
+      lastRefusals: new RefusalRepeats(),
       reconcileTroubleSaid: new Map(),
       recentRefusals: new Map(),
       whatIfs: new Map(),

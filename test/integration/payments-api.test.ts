@@ -341,7 +341,7 @@ describe('payments over HTTP on the sim chain', () => {
     for (let i = 0; i < 510; i++)
       t.coffer.engine.ctx.store.recordRefusal(
         { owner: t.owner, agentId: 'refused', service: 'x', amount: '1.00', rail: 'sol', code: 'cooldown_active', message: 'm', at: i },
-        500,
+        { perOwner: 500, perAgent: 500 },
       );
     expect(t.coffer.db.prepare('SELECT COUNT(*) FROM refusals WHERE owner = ?').pluck().get(t.owner)).toBe(500);
     expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals).toHaveLength(20);

@@ -1,47 +1,25 @@
 /**
  * Refused payments, written down for the owner: what an agent tried and was not allowed (the policy
- * decision itself is server/core/policy/rules.ts). A retry loop is written once (the same
- * code, service, amount and rail within 10 s; a stopped agent's or an ended policy's, whatever it
- * asked), and every
- * refusal is announced.
+ * decision itself is server/core/policy/rules.ts). A retry loop is written once (the same code,
+ * service, amount and rail within 10 s, refusal-repeats.ts; a stopped agent's or an ended policy's,
+ * whatever it asked), one agent's fill at most a fifth of the owner's list, and every refusal is
+ * announced.
  */
 import { CofferError, RepeatedFailure, type ErrorCode } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
-import type { ContextWith, EngineContext } from '../context.js';
+import type { EngineContext } from '../context.js';
 import { watchRefusal } from '../policy/spending-watch.js';
-import type { RefusalStore } from '../ports/store.js';
 import { formatUsdc, tryParseUsdc } from '../../wire/money.js';
 import type { Rail } from '../../wire/rails.js';
 import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 
 /** Refused payments kept per owner for the dashboard. */
 const REFUSALS_KEPT = 500;
-/** The same refusal again within this time is not written again (an agent retrying in a loop). */
-const REFUSAL_REPEAT_MS = 10_000;
-
-/** The refusals remembered per agent to tell a repeat (a loop over more is written more, as it varies). */
-const REFUSALS_REMEMBERED = 32;
-
 /**
- * True when this agent's refusal is one written for it moments ago: any of those written within the
- * last 10 s, not only the last (an agent looping over two refused payments would otherwise write
- * every try, and push every other agent's refusals out of the owner's list). Otherwise it will be
- * written, and is remembered. A payment that goes through forgets them, so the next refusal is
- * always written.
+ * The most of those one agent's may be: an agent with no breaker, refused for ever-new asks (each
+ * a refusal of its own, written), pushes out only its own, never every other agent's.
  */
-function repeatsRecentRefusal(ctx: ContextWith<RefusalStore>, owner: string, agentId: string, what: string): boolean {
-  const key = `${owner}|${agentId}`;
-  const now = ctx.clock.now();
-  const written = ctx.state.lastRefusals.get(key) ?? new Map<string, number>();
-  for (const [seen, at] of written) if (now - at >= REFUSAL_REPEAT_MS) written.delete(seen);
-  if (written.has(what)) return true;
-  written.set(what, now);
-  // Oldest first (insertion order): a map this full drops its oldest.
-  if (written.size > REFUSALS_REMEMBERED) written.delete(written.keys().next().value!);
-  ctx.state.lastRefusals.set(key, written);
-  return false;
-}
-
+export const REFUSALS_KEPT_PER_AGENT = 100;
 /**
  * Refusals whose answer is the same whatever is asked: the agent is stopped, or its policy ended.
  * Neither counts for a breaker, so nothing stops an agent looping on them.
@@ -78,11 +56,6 @@ const countsForBreaker = (principal: Principal, error: CofferError): boolean =>
   principal.kind === 'agent' && !(error instanceof RepeatedFailure) && error.code !== 'agent_suspended' && error.code !== 'policy_expired';
 
 /**
- * Runs a payment; a policy refusal it throws is written down for the owner (at most once per agent
- * while it repeats) and announced as `payment_refused`. A payment that goes through forgets the last
- * refusal, so the next one is always written.
- */
-/**
  * The refusal that tripped the breaker, saying so after its own words (the log and the event keep
  * those alone): an agent told only "budget exceeded" would try again and meet agent_suspended
  * unexplained. No Retry-After: waiting frees nothing, only the owner resumes it.
@@ -93,6 +66,11 @@ const trippedBreaker = (error: CofferError, agentId: string, reason: string) =>
     agentStopped: { reason },
   });
 
+/**
+ * Runs a payment; a policy refusal it throws is written down for the owner (at most once per agent
+ * while it repeats) and announced as `payment_refused`. A payment that goes through forgets the last
+ * refusals, so the next one is always written.
+ */
 export async function recordingRefusals<T>(
   ctx: EngineContext,
   principal: Principal,
@@ -107,7 +85,7 @@ export async function recordingRefusals<T>(
   const { owner } = principal;
   try {
     const result = await run();
-    ctx.state.lastRefusals.delete(`${owner}|${agentId}`);
+    ctx.state.lastRefusals.forget(`${owner}|${agentId}`);
     return result;
   } catch (error) {
     if (error instanceof CofferError && REFUSALS.has(error.code)) {
@@ -115,11 +93,11 @@ export async function recordingRefusals<T>(
       const micro = tryParseUsdc(asked.amount);
       const amount = micro === null ? asked.amount : formatUsdc(micro);
       const { service, rail } = asked;
-      if (!repeatsRecentRefusal(ctx, owner, agentId, sameRefusalKey(error.code, { service, amount, rail }))) {
+      if (!ctx.state.lastRefusals.repeats(`${owner}|${agentId}`, sameRefusalKey(error.code, { service, amount, rail }), ctx.clock.now())) {
         try {
           ctx.store.recordRefusal(
             { owner, agentId, service, amount, rail, code: error.code, message: error.message, at: ctx.clock.now() },
-            REFUSALS_KEPT,
+            { perOwner: REFUSALS_KEPT, perAgent: REFUSALS_KEPT_PER_AGENT },
           );
         } catch {
           // The refusal itself stands: failing to note it must not turn it into another answer.

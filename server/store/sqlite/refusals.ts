@@ -10,6 +10,9 @@ export function createRefusalStore(db: SqliteDatabase): RefusalStore {
     trimRefusals: db.prepare(
       'DELETE FROM refusals WHERE owner = ? AND id <= (SELECT id FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
     ),
+    trimAgentsRefusals: db.prepare(
+      'DELETE FROM refusals WHERE owner = ? AND agent_id = ? AND id <= (SELECT id FROM refusals WHERE owner = ? AND agent_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
+    ),
     recentRefusals: db.prepare(
       'SELECT owner, agent_id AS agentId, service, amount, rail, code, message, at FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT ?',
     ),
@@ -18,7 +21,8 @@ export function createRefusalStore(db: SqliteDatabase): RefusalStore {
     recordRefusal: (refusal, keep) =>
       db.transaction(() => {
         stmts.insertRefusal.run(refusal);
-        stmts.trimRefusals.run(refusal.owner, refusal.owner, keep);
+        stmts.trimAgentsRefusals.run(refusal.owner, refusal.agentId, refusal.owner, refusal.agentId, keep.perAgent);
+        stmts.trimRefusals.run(refusal.owner, refusal.owner, keep.perOwner);
       })(),
     recentRefusals: (owner, limit) => stmts.recentRefusals.all(owner, limit) as RefusalRecord[],
   };

@@ -16,7 +16,10 @@ export interface RefusalRecord {
 }
 
 export interface RefusalStore {
-  /** Records a refused payment and keeps only the owner's latest `keep`. */
-  recordRefusal(refusal: RefusalRecord, keep: number): void;
+  /**
+   * Records a refused payment and keeps only the owner's latest `keep.perOwner`, of which the
+   * refused payment's agent's latest `keep.perAgent` at most.
+   */
+  recordRefusal(refusal: RefusalRecord, keep: { perOwner: number; perAgent: number }): void;
   recentRefusals(owner: string, limit: number): RefusalRecord[];
 }

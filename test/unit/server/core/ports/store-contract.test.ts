@@ -36,6 +36,7 @@ const SUBJECTS: [string, () => Store][] = [
 ];
 
 const OWNER = 'owner-address';
+const OTHER_OWNER = 'other-owner-address';
 
 /** A deposit found on chain, as the watch hands it to the store: on Solana, 7 micro-USDC, unless told otherwise. */
 const chainDeposit = (id: string, txSignature: string, more: Partial<Parameters<Store['insertChainDeposit']>[0]> = {}) => ({
@@ -904,7 +905,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     for (const n of [1, 2, 3]) {
       store.recordRefusal(
         { owner: OWNER, agentId: 'a', service: 's', amount: '1', rail: n === 2 ? 'base' : null, code: `c${n}`, message: 'm', at: n },
-        2,
+        { perOwner: 2, perAgent: 2 },
       );
       store.appendAudit({ at: n, actor: 'owner', owner: OWNER, agentId: null, action: `a${n}`, detail: { n } });
     }
@@ -913,5 +914,30 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
       ['c2', 'base'],
     ]);
     expect(store.listAudit(OWNER, 2).map((entry) => entry.action)).toEqual(['a3', 'a2']);
+  });
+
+  it('refusals keep at most an agent’s share of the owner’s latest, its own oldest dropped first', () => {
+    const store = fresh(make);
+    const refused = (agentId: string, n: number, owner = OWNER) =>
+      store.recordRefusal(
+        { owner, agentId, service: 's', amount: String(n), rail: 'sol', code: 'c', message: 'm', at: n },
+        { perOwner: 5, perAgent: 2 },
+      );
+    refused('quiet', 1);
+    refused('quiet', 2);
+    for (let n = 3; n <= 9; n++) refused('loud', n);
+    refused('loud', 10, OTHER_OWNER);
+    refused('loud', 11, OTHER_OWNER);
+    refused('loud', 12, OTHER_OWNER);
+    expect(store.recentRefusals(OWNER, 10).map((r) => [r.agentId, r.amount])).toEqual([
+      ['loud', '9'],
+      ['loud', '8'],
+      ['quiet', '2'],
+      ['quiet', '1'],
+    ]);
+    expect(store.recentRefusals(OTHER_OWNER, 10).map((r) => r.amount)).toEqual(['12', '11']);
+    for (const agentId of ['b', 'c', 'd', 'e']) refused(agentId, 20);
+    // The owner's five latest, whoever's.
+    expect(store.recentRefusals(OWNER, 10).map((r) => r.agentId)).toEqual(['e', 'd', 'c', 'b', 'loud']);
   });
 });
