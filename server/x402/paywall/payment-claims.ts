@@ -1,10 +1,43 @@
 /**
  * What a paywall claims an x402 payment under, once: the paywall's nonce it spends, or a v1 payment's
- * digest; the claim a paywall gave it before its digest changed; and whether the same payment is
- * already remembered under another claim (a replay under a fresh nonce). Paywall-x402.ts asks these
- * before it settles a payment; settled-on-chain.ts remembers the settlement under the claim.
+ * digest; the claim a paywall gave it before its digest changed; and whether the payment is a replay:
+ * its claim already used, or the same payment already remembered under another claim (a fresh
+ * nonce). Paywall-x402.ts asks these once it holds the claim, before it settles the payment (a
+ * nonce's use is first looked at in payment-match.ts, before anything is asked of the chain);
+ * settled-on-chain.ts remembers the settlement under the claim.
  */
 import type { PaywallStore } from './paywall-store.js';
+import { refuse, type X402Refusal } from './x402-refusal.js';
+
+/** A payment whose claim was used: the nonce it names paid and used, or (v1, naming none) this payment accepted. */
+export const claimUsed = (nonce: string): X402Refusal =>
+  refuse('receipt_already_used', nonce === '' ? 'this payment was already accepted' : 'this nonce was already paid and used');
+
+/**
+ * A payment claimed (SettlingNow), before its money moves: refused where it is a replay. Found unused
+ * before the claim, its nonce may have been paid by another payment since (settled and recorded while
+ * this one awaited the facilitator's word). A v1 payment is recorded under its claim (its digest):
+ * presented again, it is a replay, refused here rather than left to a facilitator, whose duplicate
+ * cache says only "try again" (503); its claim before the digest changed counts too (a v1 payment
+ * accepted before the upgrade). And the facilitator resumes a settlement it sent by the payment's
+ * signature alone: this very payment presented first under another nonce (or as v1) is that one's,
+ * settled or not. Null: no replay (and what a paywall before the upgrade remembered of it is taken
+ * over under today's digest).
+ */
+export function replayOfClaimed(
+  store: Pick<PaywallStore, 'isNonceUsed' | 'pendingSettlement' | 'settlementDigestChanged' | 'settlingUnderAnotherNonce'>,
+  claim: string,
+  nonce: string,
+  settling: PaymentDigests | null,
+): X402Refusal | null {
+  const formerClaim = formerClaimOf(claim, settling);
+  if (claim !== '' && (store.isNonceUsed(claim) || (formerClaim !== null && store.isNonceUsed(formerClaim)))) return claimUsed(nonce);
+  adoptFormerDigest(store, claim, settling);
+  if (presentedUnderAnotherNonce(store, claim, settling)) {
+    return refuse('receipt_already_used', 'this payment was presented first under another nonce of this paywall');
+  }
+  return null;
+}
 
 /** A payment as a paywall remembers it: its digest today, and the one a paywall before gave it. */
 export interface PaymentDigests {

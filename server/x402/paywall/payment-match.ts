@@ -13,6 +13,7 @@ import type { PaymentTerms } from '../payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { Rails } from './paywall-rails.js';
 import type { PaywallStore } from './paywall-store.js';
+import { claimUsed } from './payment-claims.js';
 import { refuse, type X402Refusal } from './x402-refusal.js';
 import { evmV1Requirements, evmV2Requirements, v1Requirements, v2Requirements, type X402BaseSeller } from './x402-requirements.js';
 
@@ -140,7 +141,7 @@ function v2Match(
   // buyer whose money it took was told to present it again.
   if (route.now > reading.terms.expiresAt && paywall.store.pendingSettlement(memo) === null)
     return refuse('receipt_expired', 'the nonce this payment names has expired; pay the fresh terms');
-  if (paywall.store.isNonceUsed(memo)) return refuse('receipt_already_used', 'this nonce was already paid and used');
+  if (paywall.store.isNonceUsed(memo)) return claimUsed(memo);
   const amount = reading.terms.amount > route.amount ? reading.terms.amount : route.amount;
   return {
     ok: true,

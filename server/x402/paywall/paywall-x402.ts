@@ -16,7 +16,7 @@ import { facilitatorFeePayer, facilitatorSettles } from './facilitator-kinds.js'
 import { keptAnswer, sayingOnce } from './kept-answer.js';
 import type { Nonces } from './nonces.js';
 import { decodePayment, hasV1Name, matchOn, railOf, type PaymentMatch, type Route } from './payment-match.js';
-import { adoptFormerDigest, claimOf, formerClaimOf, presentedUnderAnotherNonce } from './payment-claims.js';
+import { claimOf, replayOfClaimed } from './payment-claims.js';
 import type { PaywallBaseTerms, PaywallSolTerms, Rails } from './paywall-rails.js';
 import type { PaywallStore } from './paywall-store.js';
 import { baseSettling, carriedAuthorization, paidBefore, solanaSettling, type Settling } from './settled-on-chain.js';
@@ -132,25 +132,8 @@ export function createPaywallX402(options: {
       const taken = settlingNow.take(claim, header);
       if (taken !== null) return taken;
       try {
-        // Asked again now that it is claimed: found unused before, the nonce may have been paid by
-        // another payment since (settled and recorded while this one awaited the facilitator's
-        // word), and this one must be refused before its money moves. A v1 payment is recorded
-        // under its claim (its digest): presented again, it is a replay, refused here rather than
-        // left to a facilitator, whose duplicate cache says only "try again" (503).
-        // (Its claim before the digest changed counts too: a v1 payment accepted before the upgrade.)
-        const formerClaim = formerClaimOf(claim, asOnChain);
-        if (claim !== '' && (options.store.isNonceUsed(claim) || (formerClaim !== null && options.store.isNonceUsed(formerClaim)))) {
-          return refuse(
-            'receipt_already_used',
-            match.nonce === '' ? 'this payment was already accepted' : 'this nonce was already paid and used',
-          );
-        }
-        adoptFormerDigest(options.store, claim, asOnChain);
-        // The facilitator resumes a settlement it sent by the payment's signature alone: this very
-        // payment presented first under another nonce (or as v1) is that one's, settled or not.
-        if (presentedUnderAnotherNonce(options.store, claim, asOnChain)) {
-          return refuse('receipt_already_used', 'this payment was presented first under another nonce of this paywall');
-        }
+        const replay = replayOfClaimed(options.store, claim, match.nonce, asOnChain);
+        if (replay !== null) return replay;
         // A payment's settlement is remembered as it begins and by what the facilitator answers, for
         // the chain to be asked about if the facilitator refuses it later (settled-on-chain.ts).
         // A Solana v1 payment's memo is the buyer's own (random), so the chain cannot tie it to this
