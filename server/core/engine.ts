@@ -42,7 +42,9 @@ export function createEngine(ports: EnginePorts) {
 
 /**
  * What each kind of approved request carries out, said by the capability that owns it: the approvals
- * carry them out through this table and name none of them.
+ * carry them out through this table and name none of them. A held payment's is generation's
+ * (generation/app.ts): it pays one that buys an image together with the image's task, and any other
+ * through payments' payHeld (payments cannot name generation, which pays through them).
  */
 const approvalCarriers: ApprovalCarriers = {
   carryOut: { ...agentApprovals, ...policyApprovals, ...treasuryApprovals, ...heldPaymentApprovals },
