@@ -5,9 +5,6 @@ export { formatUsdc, readableUsdc, tryParseUsdc };
 /** A wire amount ("1027.50") as the header and every figure show it ("1,027.50"), for sentences. */
 export const readableAmount = (text: string): string => readableUsdc(tryParseUsdc(text) ?? 0n);
 
-/** The treasury's integer micro-USDC amount as a decimal string (never through a float). */
-export const microToUsdc = (micro: string): string => formatUsdc(BigInt(micro));
-
 /** Share of a budget used, 0..1, computed on integers. */
 export function usedShare(spent: string, budget: string): number {
   const s = tryParseUsdc(spent) ?? 0n;
