@@ -51,6 +51,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   service_not_allowed: 402,
   price_above_registry: 402,
   price_below_registry: 400,
+  amount_below_terms: 400,
   unreadable_402: 400,
   unsupported_offer: 422,
   sign_in_not_offered: 422,

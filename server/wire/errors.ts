@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'service_not_allowed',
   'price_above_registry',
   'price_below_registry',
+  'amount_below_terms',
   'unreadable_402',
   'unsupported_offer',
   'sign_in_not_offered',

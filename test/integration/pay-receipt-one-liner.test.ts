@@ -399,6 +399,26 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
     });
     expect(withNonce.code).toBe(0);
   });
+
+  it("a pay below the price a Coffer paywall's nonce names is refused before any money moves (helper 174)", async () => {
+    // A 402 whose amount was lowered on its way (its nonce still names the paywall's price): the
+    // paywall refuses the receipt of less (amount_too_small), so a payment would buy nothing.
+    const demo = await startDemoApi(dataDir);
+    try {
+      const asked = await fetch(`${demo.url}/weather?city=Lisbon`);
+      expect(asked.status).toBe(402);
+      const terms = (await asked.json()) as { amount: string; nonce: string };
+      expect(terms.amount).toBe('0.01');
+      const before = await balance();
+      const cheap = await runCoffer(['pay', 'demo-weather', '0.005', '--nonce', terms.nonce, '--receipt'], { COFFER_CONFIG: configFile });
+      expect(cheap.code).toBe(1);
+      expect(cheap.stdout).toBe('');
+      expect(cheap.stderr).toMatch(/0\.005 USDC is less than the 0\.01 USDC .*\(amount_below_terms\)$/m);
+      expect(await balance()).toBe(before);
+    } finally {
+      await demo.stop();
+    }
+  });
 });
 
 describe("a receipt without a nonce at Coffer's paywall", () => {

@@ -7,7 +7,7 @@ import { CofferError, RepeatedFailure, isErrorCode, type Refusal } from '../../w
 import type { Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
-import { buysNoCallRefusal } from './refusals.js';
+import { belowNoncesPriceRefusal, buysNoCallRefusal } from './refusals.js';
 import { newId } from '../ids.js';
 import { parseAmount } from '../../wire/money.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
@@ -172,7 +172,7 @@ async function payOrThrow(
 
 /**
  * /pay's own checks of who is paid, taken after the policy and the price cap (judge.ts): a payment
- * that buys no call, a recipient that is not the service's, a service not paid on the rail asked, a
+ * that buys no call, one below the price its Coffer nonce names, a recipient that is not the service's, a service not paid on the rail asked, a
  * recipient on another rail than the one asked, a service outside the registry with no recipient, a
  * recipient outside it with no USDC account.
  */
@@ -189,6 +189,8 @@ async function recipientRefusal(
     const noCall = buysNoCallRefusal(service, parseAmount(body.amount));
     if (noCall !== null) return noCall;
   }
+  const belowTerms = belowNoncesPriceRefusal(body.nonce, parseAmount(body.amount));
+  if (belowTerms !== null) return belowTerms;
   if (service !== null && body.recipient !== undefined && body.recipient !== recipient) {
     return new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${payToWords(service)}, not ${body.recipient}`);
   }

@@ -5,6 +5,7 @@
  */
 import { CofferError, type Refusal } from '../../wire/errors.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
+import { coffersNonceTerms } from '../../wire/paywall-nonce.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
 import { railName } from '../../wire/rail-words.js';
 import type { Rail } from '../../wire/rails.js';
@@ -53,6 +54,24 @@ export function buysNoCallRefusal(service: ServiceRecord, amount: bigint): Refus
     'price_below_registry',
     `${formatUsdc(amount)} USDC is less than the ${formatUsdc(price)} USDC the registry lists for a call to "${service.id}": ` +
       'without the nonce of its 402 such a payment buys nothing, so nothing was paid',
+  );
+}
+
+/**
+ * A Coffer paywall's nonce names the price of its 402 (server/wire/paywall-nonce.ts), and the paywall
+ * refuses the receipt of a payment of less (amount_too_small): such a payment buys nothing, so it is
+ * refused before anything moves. A 402 whose amount was lowered on its way to the agent, its nonce
+ * left as the paywall wrote it, paid the lowered amount for nothing (helper 174). The price is read
+ * without the paywall's key: a nonce made up to name more refuses only a payment its paywall would
+ * refuse anyway. Another seller's nonce names no price Coffer reads.
+ */
+export function belowNoncesPriceRefusal(nonce: string | undefined, amount: bigint): Refusal {
+  const terms = nonce === undefined ? null : coffersNonceTerms(nonce);
+  if (terms === null || amount >= terms.amount) return null;
+  return new CofferError(
+    'amount_below_terms',
+    `${formatUsdc(amount)} USDC is less than the ${formatUsdc(terms.amount)} USDC the seller's terms (its nonce) name: ` +
+      'its paywall refuses the receipt of less, so nothing was paid',
   );
 }
 

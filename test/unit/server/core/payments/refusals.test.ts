@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   archivedRecipientRefusal,
   balanceRefusal,
+  belowNoncesPriceRefusal,
   buysNoCallRefusal,
   noncePaidRefusal,
   priceCapRefusal,
@@ -27,12 +28,20 @@ const service = (pricePerCall: string | null) => ({ id: 'svc', pricePerCall }) a
 const capped = (listed: bigint | null, amount: bigint) => ({ service: service('0.01'), recipient: 'w', listed, amount });
 const earlier: PaymentRecord = paymentRow({ id: 'pay_1', owner: 'o', agentId: 'alpha', amount: 1n, createdAt: 0 });
 
+/** A Coffer paywall's nonce naming 0.01 USDC (10000 micro), as its issuer writes it (server/x402/paywall/nonces.ts). */
+const COFFER_NONCE = 'mi0fkj1c.mi0fqhnc.10000.AbCdEfGh.AbCdEfGhIjKl.AbCdEfGhIjKlMnOpQrStUv';
+
 describe('the decisions on a payment answer a refusal as a value', () => {
   it('each allows what it should, with null', () => {
     expect(priceCapRefusal(capped(null, 10n))).toBeNull();
     expect(priceCapRefusal(capped(10n, 10n))).toBeNull();
     expect(buysNoCallRefusal(service(null), 1n)).toBeNull();
     expect(buysNoCallRefusal(service('0.01'), 10_000n)).toBeNull();
+    expect(belowNoncesPriceRefusal(undefined, 1n)).toBeNull();
+    expect(belowNoncesPriceRefusal(COFFER_NONCE, 10_000n)).toBeNull();
+    expect(belowNoncesPriceRefusal(COFFER_NONCE, 10_001n)).toBeNull();
+    // Another seller's nonce names no price Coffer can read.
+    expect(belowNoncesPriceRefusal('seller-terms', 1n)).toBeNull();
     expect(archivedRecipientRefusal('w', null)).toBeNull();
     expect(balanceRefusal(10n, 10n, 'sol')).toBeNull();
     expect(noncePaidRefusal(null)).toBeNull();
@@ -46,6 +55,10 @@ describe('the decisions on a payment answer a refusal as a value', () => {
     // Several services paid to one address, none of them this one: the cap is theirs, said so.
     expect(priceCapRefusal({ ...capped(10n, 11n), service: null })?.message).toMatch(/lists for the services paid to w$/);
     expect(buysNoCallRefusal(service('0.01'), 9_999n)).toMatchObject({ code: 'price_below_registry' });
+    expect(belowNoncesPriceRefusal(COFFER_NONCE, 5_000n)).toMatchObject({
+      code: 'amount_below_terms',
+      message: expect.stringMatching(/^0\.005 USDC is less than the 0\.01 USDC .*nothing was paid$/),
+    });
     expect(archivedRecipientRefusal('w', { ...agent, archivedAt: 1 })).toMatchObject({ code: 'recipient_archived' });
     // Which wallet: the one on the rail paid (a Base payment is judged by the Base account alone).
     expect(balanceRefusal(-5n, 10n, 'base')).toMatchObject({
