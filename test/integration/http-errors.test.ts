@@ -363,6 +363,22 @@ describe('HTTP errors and guards', () => {
       expectError(await t.api('GET', t.withOwner('/v1/agents/too-big/balance')), 404, 'agent_not_found');
     });
 
+    it('a field or query parameter of 60 kB that is none is refused by name, cut short, and the server answers on (helper 176)', async () => {
+      // Suggesting the name it meant compared all 60 kB with each field: the heap ran out, and the
+      // server died, for a body no key was needed to send.
+      const long = 'a'.repeat(60_000);
+      const asked = await raw(t, 'POST', '/v1/session', {
+        body: JSON.stringify({ [long]: 1 }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expectRawError(asked, 400, 'invalid_request');
+      expect((asked.json as { error: string }).error).toContain(`unknown field "${'a'.repeat(60)}"`);
+      const searched = await t.api('GET', `/v1/services/search?q=x&${'b'.repeat(15_000)}=1`);
+      expect(searched.status).toBe(400);
+      expect(searched.body.error).toBe(`unknown query parameter "${'b'.repeat(60)}"`);
+      expect((await t.api('GET', '/v1/health')).status).toBe(200);
+    });
+
     it('a body just over 64 KiB (65,537 bytes) is 413; one just under is parsed', async () => {
       const sized = (bytes: number) => {
         const shell = JSON.stringify({ displayName: '' });
