@@ -572,6 +572,27 @@ describe("the owner's CLI", () => {
     );
   });
 
+  it('coffer approve of a payment that can no longer be made says so on stderr, exit 1 (helper 177: it was on stdout)', async () => {
+    const agentKey = /cof_agt_\w+/.exec((await owner(['deploy', 'emptied', '--fund', '1'])).stdout)![0];
+    await owner(['policy', 'emptied', '--ask-above', '0.005']);
+    const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');
+    const connection = readOwnerConnection(dataDir);
+    const held = await fetch(`${connection.url}/v1/agents/emptied/pay?owner=${connection.owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ service: 'demo-weather', amount: '0.01' }),
+    });
+    expect(held.status).toBe(202);
+    const { approvalId } = (await held.json()) as { approvalId: string };
+    // Its wallet emptied while the payment waits: the yes cannot be carried out.
+    expect((await owner(['return', 'emptied'])).code).toBe(0);
+    const approved = await owner(['approve', approvalId]);
+    expect({ code: approved.code, stdout: approved.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(approved.stderr).toMatch(
+      new RegExp(`^coffer: approved ${approvalId}, but it could not be carried out: .*\\(insufficient_funds\\)\n$`),
+    );
+  });
+
   it('links a terminal by the URL its `coffer link` printed, once its code is typed; what the link prints runs as printed', async () => {
     const config = join(dataDir, 'linked', 'agent.json');
     const linking = spawn(process.execPath, [CLI, 'link', '--config', config, '--data-dir', dataDir], {
@@ -589,11 +610,12 @@ describe("the owner's CLI", () => {
     expect(listed.stdout).toContain(`code ${code}`);
     // Without the code, nothing is linked: the request's code is said, to compare with the terminal's.
     const unchecked = await owner(['approve', linkUrl]);
-    expect(unchecked.code).toBe(2);
-    expect(unchecked.stdout).toContain(`code is ${code}`);
+    // Said on stderr, as a command that wants another word (helper 177: it was on stdout).
+    expect({ code: unchecked.code, stdout: unchecked.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(unchecked.stderr).toContain(`code is ${code}: compare it with the code its terminal shows`);
     // The command that denies it, typed as it runs, this very link named.
     const deny = shellCommand(['deny', linkUrl, '--data-dir', dataDir]);
-    expect(unchecked.stdout).toContain(`if not, ${deny}.\n`);
+    expect(unchecked.stderr).toContain(`not the same: ${deny}\n`);
     const wrong = await owner(['approve', linkUrl, '--code', 'WRONG-CODE']);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain(`nothing was linked; ${deny} if you did not start it (link_code_mismatch)\n`);

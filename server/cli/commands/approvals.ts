@@ -119,22 +119,31 @@ export interface LinkChoices {
  * `coffer approve <id | link URL>`: an agent's request carried out as asked (once, whoever clicks
  * first); or a terminal's link request completed: a new agent for it, with the limits given.
  */
-export async function approve(args: { id: string; dataDir?: string; json?: boolean } & LinkChoices, out: Out = process.stdout) {
+export async function approve(
+  args: { id: string; dataDir?: string; json?: boolean } & LinkChoices,
+  out: Out = process.stdout,
+  err: Out = process.stderr,
+) {
   const { api } = ownerClient(args.dataDir);
   const token = linkToken(args.id);
-  if (token !== null) return completeLink(api, token, { ...args, deny: ownerCommandLine(['deny', args.id], args.dataDir) }, out);
+  if (token !== null) return completeLink(api, token, { ...args, deny: ownerCommandLine(['deny', args.id], args.dataDir) }, out, err);
   const decided = await api.approve(args.id);
   if (args.json) return printJson(decided, out);
+  if (decided.status !== 'approved') {
+    // A failure, said where every command's is (stderr, `coffer: … (code)`), for a script to see.
+    err.write(
+      `coffer: approved ${decided.approvalId}, but it could not be carried out: ${decided.error ?? `see ${ownerCommandLine(['approvals', '--all'], args.dataDir)}`} (${decided.errorCode ?? 'failed'})\n`,
+    );
+    return 1;
+  }
   const asked = `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request, beforeOf(decided), await endsZone(api, decided))}`;
   out.write(
-    decided.status !== 'approved'
-      ? `Approved ${decided.approvalId}, but it could not be carried out: ${decided.error ?? `see ${ownerCommandLine(['approvals', '--all'], args.dataDir)}`} (${decided.errorCode ?? 'failed'}).\n`
-      : // An x402 purchase: the seller's terms may not outlive the yes, so the yes moves nothing itself.
-        decided.result?.protocol === 'x402' && decided.result.status === 'approved'
-        ? `${asked}; nothing is paid yet: the agent buys it when it asks the seller again, before ${localTime(decided.expiresAt)}.\n`
-        : `${asked}, carried out.\n`,
+    // An x402 purchase: the seller's terms may not outlive the yes, so the yes moves nothing itself.
+    decided.result?.protocol === 'x402' && decided.result.status === 'approved'
+      ? `${asked}; nothing is paid yet: the agent buys it when it asks the seller again, before ${localTime(decided.expiresAt)}.\n`
+      : `${asked}, carried out.\n`,
   );
-  return decided.status === 'approved' ? 0 : 1;
+  return 0;
 }
 
 /** A terminal's link request carried out, once its code is the one typed; `deny`, the command that refuses this request. */
@@ -143,13 +152,15 @@ async function completeLink(
   token: string,
   args: { json?: boolean; deny: string } & LinkChoices,
   out: Out,
+  err: Out,
 ): Promise<number> {
   const details = await api.linkDetails(token);
   // As on the dashboard's link page, the owner links a terminal only once its code is compared: a
-  // URL sent by someone else would otherwise hand a new agent's key to their terminal.
+  // URL sent by someone else would otherwise hand a new agent's key to their terminal. Said as a
+  // usage error is (stderr, exit 2): nothing was done, and the command wants another word.
   if (args.code === undefined) {
-    out.write(
-      `This link request's code is ${details.code}. If its terminal shows the same, run again with --code ${details.code}; if not, ${args.deny}.\n`,
+    err.write(
+      `coffer: this link request's code is ${details.code}: compare it with the code its terminal shows. The same: run again with --code ${details.code}; not the same: ${args.deny}\n`,
     );
     return 2;
   }

@@ -27,9 +27,11 @@ type Out = NodeJS.WritableStream;
  */
 export async function backupPhrase(
   args: { dataDir?: string },
-  io: { input: NodeJS.ReadableStream; out: Out } = { input: process.stdin, out: process.stdout },
+  io: { input: NodeJS.ReadableStream; out: Out; err: Out } = { input: process.stdin, out: process.stdout, err: process.stderr },
 ): Promise<number> {
-  const { out } = io;
+  // The phrase and its prompts on stdout, this terminal; a confirmation that failed on stderr, as
+  // every command's failure (CLI.md, exit statuses).
+  const { out, err } = io;
   const owner = readOwnerConnection(args.dataDir);
   const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
   const { words, confirm } = await api.revealRecoveryPhrase();
@@ -63,7 +65,8 @@ export async function backupPhrase(
         // again on a line of its own, not beside the last prompt).
         if (!(io.input as { isTTY?: boolean }).isTTY && next.done !== true) out.write('\n');
         if (next.done === true) {
-          out.write(`\nNot confirmed: the treasury is still "not backed up". Run ${again} again.\n`);
+          out.write('\n');
+          err.write(`coffer: not confirmed: the treasury is still "not backed up"; run ${again} again\n`);
           return 1;
         }
         waiting.push(...next.value.split(/\s+/).filter((word) => word !== ''));
@@ -75,8 +78,8 @@ export async function backupPhrase(
   }
   // More words on the line than asked (the whole phrase pasted, say): which were meant is not known.
   if (waiting.length > 0) {
-    out.write(
-      `Not confirmed: more words came than the ${confirm.length} asked (${confirm.map((position) => `#${position}`).join(', ')}); nothing changed. Run ${again} again.\n`,
+    err.write(
+      `coffer: not confirmed: more words came than the ${confirm.length} asked (${confirm.map((position) => `#${position}`).join(', ')}); nothing changed; run ${again} again\n`,
     );
     return 1;
   }
@@ -85,7 +88,7 @@ export async function backupPhrase(
     throw error;
   });
   if (answer === null) {
-    out.write(`Those words do not match the phrase (phrase_mismatch): nothing changed. Run ${again} again.\n`);
+    err.write(`coffer: those words do not match the phrase: nothing changed; run ${again} again (phrase_mismatch)\n`);
     return 1;
   }
   out.write(
