@@ -819,6 +819,18 @@ describe('coffer help', () => {
       code: 2,
       said: expect.stringContaining('coffer: "not a url" is not an http or https URL (one starts with http:// or https://)\n'),
     });
+    // Another scheme's URL is named as one, not given an http:// before its own (helper 177: "https://ftp://x").
+    const ftp = await coffer(['fetch', 'ftp://example.com/file']);
+    expect({ code: ftp.code, said: ftp.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringContaining('coffer: "ftp://example.com/file" is not an http or https URL (one starts with http:// or https://)\n'),
+    });
+    // A --method that is no HTTP method is a usage error, nothing called (it was "could not be reached").
+    const method = await coffer(['fetch', 'http://127.0.0.1:9/x', '--method', 'GE T', '--config', '/nonexistent']);
+    expect({ code: method.code, said: method.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringContaining('coffer: --method "GE T" is no HTTP method (GET, POST, PUT, DELETE, …)\n\nusage:\n'),
+    });
     // A --header no request can carry is a usage error too (it exited 1, without the usage), before any agent is read.
     for (const header of ['Authorization Bearer x', 'Bad Name: x', ': x']) {
       const bad = await coffer(['fetch', 'http://127.0.0.1:9/x', '--header', header, '--config', '/nonexistent']);

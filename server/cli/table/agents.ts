@@ -26,7 +26,7 @@ export const policy = defineCommand({
                    coffer policy --budget 50/month --budget 2/day:demo-weather --count 30/hour
                    coffer policy --expires 2026-12-31 --warn-at 50,90
                    coffer policy researcher --breaker 5/10m --breaker 50%/15m
-                   coffer policy researcher --ask-above 5 --ask-new-recipient yes
+                   coffer policy researcher --ask-above 0.25 --ask-new-recipient yes
                    coffer policy researcher --max 0.05 --what-if`,
   options: {
     config: { type: 'string' },

@@ -202,12 +202,18 @@ export const fetch = defineCommand({
       const host = URL.canParse(`http://${bare}`) ? new URL(`http://${bare}`).hostname : '';
       const local = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])$/.test(host) || host.endsWith('.localhost');
       const suggestion = `${local ? 'http' : 'https'}://${bare}`;
+      // A URL of another scheme ("ftp://…") is one already: nothing is put before it.
+      const ownScheme = /^[a-z][a-z\d+.-]*:\/\//i.test(url);
       throw new UsageError(
-        URL.canParse(suggestion) && !/\s/.test(url)
+        URL.canParse(suggestion) && !/\s/.test(url) && !ownScheme
           ? `"${url}" is not an http or https URL: did you mean ${suggestion}?`
           : `"${url}" is not an http or https URL (one starts with http:// or https://)`,
         'fetch',
       );
+    }
+    // A method is an HTTP token (RFC 9110): "GE T" was sent and "could not be reached".
+    if (values.method !== undefined && !/^[!#$%&'*+.^_`|~\dA-Za-z-]+$/.test(values.method)) {
+      throw new UsageError(`--method "${values.method}" is no HTTP method (GET, POST, PUT, DELETE, …)`, 'fetch');
     }
     // fetch sends no body with GET or HEAD (curl would): said as the mistake it is, nothing called.
     if (values.data !== undefined && /^(get|head)$/i.test(values.method ?? '')) {
