@@ -82,16 +82,28 @@ export const currencySchema = z.string().optional();
  * Text an agent or a terminal writes and the owner reads (names in the dashboard, the tray and
  * notifications): it must show what it is. Refused: control characters (NUL cuts a name short, an
  * escape sequence recolours a terminal), bidirectional controls (U+202E turns "gpj.exe" around),
- * unpaired surrogates (no character at all), and invisible separators that make two names look alike.
- * Multi-line text (a description, a prompt) keeps its line breaks and tabs.
+ * unpaired surrogates (no character at all), invisible characters that make two names look alike
+ * (every default-ignorable one, U+200B, the Hangul fillers, a soft hyphen, tag characters, and the
+ * interlinear annotation marks), and text that shows nothing at all ("\u200D" was a name). Kept, as
+ * writing needs them: the joiner and non-joiner (an emoji's family, Persian words), variation
+ * selectors (❤️), and an emoji flag's tags (🏴󠁧󠁢󠁳󠁣󠁴󠁿). Multi-line text (a description, a prompt) keeps its
+ * line breaks and tabs.
  */
-const LYING_IN_A_LINE = /[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}\u200B\u2060\uFEFF]/u;
-const LYING_IN_TEXT = /[\p{Bidi_Control}\u200B\u2060\uFEFF\p{Zl}\p{Zp}]|[^\P{Cc}\t\n\r]/u;
+const LYING_IN_A_LINE = /[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/u;
+const LYING_IN_TEXT = /[\p{Bidi_Control}\p{Zl}\p{Zp}]|[^\P{Cc}\t\n\r]/u;
+const INVISIBLE = /(?![\u200C\u200D\uFE00-\uFE0F\u{E0100}-\u{E01EF}])\p{Default_Ignorable_Code_Point}|[\uFFF9-\uFFFB]/u;
+/** An emoji flag's tag sequence (a black flag, its region's tags, the cancel tag), written as tags are meant. */
+const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
+const SHOWS_SOMETHING = /[^\s\p{Default_Ignorable_Code_Point}]/u;
 const LYING_MESSAGE = 'must not contain control characters, bidirectional controls, invisible characters or unpaired surrogates';
 
 /** A high surrogate without its low half, or a low one without its high half (not `u` mode on purpose). */
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const honest = (pattern: RegExp) => (text: string) => !UNPAIRED_SURROGATE.test(text) && !pattern.test(text);
+const honest = (pattern: RegExp) => (text: string) =>
+  !UNPAIRED_SURROGATE.test(text) &&
+  !pattern.test(text) &&
+  !INVISIBLE.test(text.replace(EMOJI_TAG_SEQUENCE, '\u{1F3F4}')) &&
+  (text === '' || SHOWS_SOMETHING.test(text));
 /** A single-line name, and multi-line text. */
 const honestLine = <T extends z.ZodString>(schema: T) => schema.refine(honest(LYING_IN_A_LINE), LYING_MESSAGE);
 const honestText = <T extends z.ZodString>(schema: T) => schema.refine(honest(LYING_IN_TEXT), LYING_MESSAGE);

@@ -386,8 +386,30 @@ describe("text that would lie on the owner's screen", () => {
     'del\u007F',
     'c1\u0085',
     'se\u2028p',
+    // Invisible, or nothing visible at all (helper 176: "\u200D" and Hangul fillers were names).
+    '\u200D',
+    '\u200C\u200D',
+    '\u3164',
+    '\u3164\u3164',
+    'a\u115Fb',
+    'soft\u00ADhyphen',
+    'a\u034Fb',
+    'x\uFFF9y',
+    'tag\u{E0041}\u{E0042}',
+    'mongolian\u180Esep',
   ];
-  const honest = ['Research bot', 'Café crème', '研究ボット', 'بوت البحث', 'rocket 🚀', 'family 👩‍👩‍👧', 'flag 🏴󠁧󠁢󠁳󠁣󠁴󠁿'];
+  const honest = [
+    'Research bot',
+    'Café crème',
+    '研究ボット',
+    'بوت البحث',
+    'rocket 🚀',
+    'family 👩‍👩‍👧',
+    'flag 🏴󠁧󠁢󠁳󠁣󠁴󠁿',
+    'heart ❤️',
+    // A zero-width non-joiner is how Persian writes some words.
+    'می\u200Cخواهم',
+  ];
 
   it.each(lying)('refuses %j as a displayName, in deploy and rename', (name) => {
     expect(codeFor(deployBodySchema, { ...validDeploy, displayName: name })).toBe('invalid_request');
