@@ -1,4 +1,4 @@
-import { CofferError } from '../wire/errors.js';
+import { CofferError, givenTimesWords } from '../wire/errors.js';
 import { isSolanaAddress } from '../wire/rails.js';
 import { hashApiKey } from './ids.js';
 import type { ApiKeyStore, OwnerStore } from './ports/store.js';
@@ -68,6 +68,7 @@ export function authenticate(
   if (owner === undefined || owner === null || owner === '') {
     throw new CofferError('owner_required', 'the owner query parameter (the treasury wallet address) is required');
   }
+  if (Array.isArray(owner)) throw new CofferError('invalid_owner', givenTimesWords('owner', owner.length));
   if (typeof owner !== 'string' || !isSolanaAddress(owner)) {
     throw new CofferError('invalid_owner', 'owner must be a Solana wallet address');
   }

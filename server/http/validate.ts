@@ -1,7 +1,7 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { z } from 'zod';
-import { CofferError, type ErrorCode } from '../wire/errors.js';
-import { agentPathSchema, describeIssues, noBodySchema } from '../wire/schemas.js';
+import { CofferError, givenTimesWords, type ErrorCode } from '../wire/errors.js';
+import { agentPathSchema, describeIssues, idempotencyHeaderSchema, noBodySchema } from '../wire/schemas.js';
 
 /** Validates a body or query with a shared schema; a failure is a 400 with the field's stable code. */
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
@@ -19,7 +19,23 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.inf
  */
 export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string, unknown>): z.infer<T> {
   const { owner: _owner, ...asked } = query;
-  return parseWith(schema, asked);
+  const result = schema.safeParse(asked);
+  if (result.success) return result.data;
+  const { code, message } = describeIssues(result.error);
+  // A parameter sent twice comes as a list: said so, with the parameter's own code ("limit must be text" it was).
+  const named = result.error.issues[0]?.path[0];
+  const value = typeof named === 'string' ? asked[named] : undefined;
+  throw new CofferError(code as ErrorCode, Array.isArray(value) ? givenTimesWords(named as string, value.length) : message);
+}
+
+/**
+ * The Idempotency-Key header, checked (400 invalid_idempotency_key); null where none was sent. Sent
+ * twice, Node joins the two with ", ", which read as one key with a space in it.
+ */
+export function idempotencyKeyOf(req: Request): string | null {
+  const sent = req.headersDistinct['idempotency-key'] ?? [];
+  if (sent.length > 1) throw new CofferError('invalid_idempotency_key', `Idempotency-Key is given ${sent.length} times: send it once`);
+  return parseWith(idempotencyHeaderSchema, { idempotencyKey: sent[0] }).idempotencyKey ?? null;
 }
 
 /** How many of a write's query parameters its refusal names. */

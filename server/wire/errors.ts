@@ -142,3 +142,6 @@ export type Refusal = CofferError | null;
 export function refuse(refusal: Refusal): void {
   if (refusal !== null) throw refusal;
 }
+
+/** A query parameter sent more than once (`?limit=1&limit=2`), which every read takes once: said so, not as a value of the wrong type. */
+export const givenTimesWords = (name: string, times: number): string => `${JSON.stringify(name)} is given ${times} times: send it once`;

@@ -24,7 +24,7 @@ function raw(
   t: TestCoffer,
   method: string,
   path: string,
-  options: { host?: string; headers?: Record<string, string>; body?: string | Buffer; key?: string | null } = {},
+  options: { host?: string; headers?: Record<string, string | string[]>; body?: string | Buffer; key?: string | null } = {},
 ): Promise<RawResponse> {
   const port = t.server.port;
   const key = options.key === undefined ? t.ownerKey : options.key;
@@ -722,6 +722,25 @@ describe('HTTP errors and guards', () => {
       expect(byAgent.status, JSON.stringify(byAgent.body)).toBe(200);
     });
 
+    it('a query parameter or header given twice is said so, with its own code (helper 176: "limit must be text")', async () => {
+      await deployAgent(t, 'twice');
+      const twice = [
+        ['/v1/agents/twice/spend-history?limit=1&limit=2', 'invalid_limit', '"limit" is given 2 times: send it once'],
+        ['/v1/services/search?q=a&q=b', 'invalid_request', '"q" is given 2 times: send it once'],
+        ['/v1/treasury/allocations?agentId=a1&agentId=a2&agentId=a3', 'invalid_agent_id', '"agentId" is given 3 times: send it once'],
+      ] as const;
+      for (const [path, code, words] of twice) {
+        const response = await t.api('GET', t.withOwner(path));
+        expect({ path, status: response.status, body: response.body }).toEqual({ path, status: 400, body: { code, error: words } });
+      }
+      const key = await raw(t, 'POST', t.withOwner('/v1/agents/twice/pay'), {
+        body: '{"service":"demo-weather","amount":"0.01"}',
+        headers: { 'content-type': 'application/json', 'idempotency-key': ['one', 'two'] },
+      });
+      expectRawError(key, 400, 'invalid_idempotency_key');
+      expect((key.json as { error: string }).error).toBe('Idempotency-Key is given 2 times: send it once');
+    });
+
     it('a query parameter on a write is refused by name before anything moves (an allocation sent ?rail=base moved money on Solana)', async () => {
       await deployAgent(t, 'query-on-write');
       const before = await t.api('GET', t.withOwner('/v1/agents/query-on-write/balance'));
@@ -748,6 +767,7 @@ describe('HTTP errors and guards', () => {
       for (const path of ['/v1/dashboard', '/v1/agents', '/v1/agents/bystander/balance']) {
         const response = await t.api('GET', `${path}?owner=${t.owner}&owner=${t.owner}`);
         expectError(response, 400, 'invalid_owner');
+        expect(response.body.error).toBe('"owner" is given 2 times: send it once');
       }
       const twoDifferent = await t.api('GET', `/v1/dashboard?owner=${t.owner}&owner=93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx`);
       expectError(twoDifferent, 400, 'invalid_owner');

@@ -3,13 +3,12 @@ import {
   allocateBodySchema,
   returnBodySchema,
   deployBodySchema,
-  idempotencyHeaderSchema,
   policyUpdateSchema,
   renameBodySchema,
   spendHistoryQuerySchema,
 } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { agentIdParam, noBody, parseQuery, parseWith } from '../validate.js';
+import { agentIdParam, idempotencyKeyOf, noBody, parseQuery, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
 import { sendJsonInSlices } from '../json-in-slices.js';
 
@@ -20,8 +19,8 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
   router.post('/agents/deploy', async (req, res) => {
     const p = principal(req);
     const body = parseWith(deployBodySchema, req.body);
-    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    respondWithOutcome(res, await engine.deployAgent(p, body, idempotencyKey ?? null));
+    const idempotencyKey = idempotencyKeyOf(req);
+    respondWithOutcome(res, await engine.deployAgent(p, body, idempotencyKey));
   });
   router.get('/agents', async (req, res) => {
     await sendJsonInSlices(res, await engine.listAgents(principal(req)));
@@ -54,14 +53,14 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
   router.post('/agents/:agentId/allocate', async (req, res) => {
     const p = principal(req);
     const { amount, rail } = parseWith(allocateBodySchema, req.body);
-    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    respondWithOutcome(res, await engine.allocate(p, agentIdParam(req.params.agentId), amount, idempotencyKey ?? null, rail));
+    const idempotencyKey = idempotencyKeyOf(req);
+    respondWithOutcome(res, await engine.allocate(p, agentIdParam(req.params.agentId), amount, idempotencyKey, rail));
   });
   router.post('/agents/:agentId/return', async (req, res) => {
     const p = principal(req);
     const { amount, rail } = parseWith(returnBodySchema, req.body ?? {});
-    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    res.json(await engine.returnFunds(p, agentIdParam(req.params.agentId), amount ?? null, idempotencyKey ?? null, rail));
+    const idempotencyKey = idempotencyKeyOf(req);
+    res.json(await engine.returnFunds(p, agentIdParam(req.params.agentId), amount ?? null, idempotencyKey, rail));
   });
   router.post('/agents/:agentId/archive', async (req, res) => {
     const p = principal(req);

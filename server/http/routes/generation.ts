@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { generateBodySchema, idempotencyHeaderSchema, taskListQuerySchema } from '../../wire/schemas.js';
+import { generateBodySchema, taskListQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { agentIdParam, parseQuery, parseWith } from '../validate.js';
+import { agentIdParam, idempotencyKeyOf, parseQuery, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
 
 /** Image generation: accepted (and paid) at once, polled until success or failed. */
@@ -10,9 +10,9 @@ export function generationRoutes({ engine, principal }: RouteDeps): Router {
   router.post('/agents/:agentId/generate', async (req, res) => {
     const p = principal(req);
     const agentId = agentIdParam(req.params.agentId);
-    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
+    const idempotencyKey = idempotencyKeyOf(req);
     // 202 with the approval when the agent's policy holds the purchase for the owner.
-    respondWithOutcome(res, await engine.generate(p, agentId, parseWith(generateBodySchema, req.body), idempotencyKey ?? null));
+    respondWithOutcome(res, await engine.generate(p, agentId, parseWith(generateBodySchema, req.body), idempotencyKey));
   });
   router.get('/agents/:agentId/tasks', (req, res) => {
     const p = principal(req);

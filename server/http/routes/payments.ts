@@ -1,26 +1,18 @@
 import { Router } from 'express';
-import {
-  idempotencyHeaderSchema,
-  payBodySchema,
-  paymentPathSchema,
-  x402PayBodySchema,
-  x402SettledBodySchema,
-  x402SignInBodySchema,
-} from '../../wire/schemas.js';
+import { payBodySchema, paymentPathSchema, x402PayBodySchema, x402SettledBodySchema, x402SignInBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { agentIdParam, parseWith } from '../validate.js';
+import { agentIdParam, idempotencyKeyOf, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
 import { afterRequestsReadThisTurn } from '../turn-batch.js';
 
 /** Paying from an agent's wallet; the same Idempotency-Key within 24 h moves money once. */
 export function paymentRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
-  const idempotencyKeyOf = (header: unknown) => parseWith(idempotencyHeaderSchema, { idempotencyKey: header }).idempotencyKey ?? null;
   router.post('/agents/:agentId/pay', async (req, res) => {
     await afterRequestsReadThisTurn();
     const p = principal(req);
     const agentId = agentIdParam(req.params.agentId);
-    const idempotencyKey = idempotencyKeyOf(req.headers['idempotency-key']);
+    const idempotencyKey = idempotencyKeyOf(req);
     // 202 with the approval when the agent's policy holds the payment for the owner.
     respondWithOutcome(res, await engine.pay(p, agentId, parseWith(payBodySchema, req.body), idempotencyKey));
   });
@@ -28,7 +20,7 @@ export function paymentRoutes({ engine, principal }: RouteDeps): Router {
   router.post('/agents/:agentId/x402', async (req, res) => {
     const p = principal(req);
     const agentId = agentIdParam(req.params.agentId);
-    const idempotencyKey = idempotencyKeyOf(req.headers['idempotency-key']);
+    const idempotencyKey = idempotencyKeyOf(req);
     // 202 with the approval when the agent's policy holds the purchase for the owner.
     respondWithOutcome(res, await engine.payX402(p, agentId, parseWith(x402PayBodySchema, req.body), idempotencyKey));
   });

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { allocationsQuerySchema, faucetBodySchema, idempotencyHeaderSchema } from '../../wire/schemas.js';
+import { allocationsQuerySchema, faucetBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseQuery, parseWith } from '../validate.js';
+import { idempotencyKeyOf, parseQuery, parseWith } from '../validate.js';
 import { sendJsonInSlices } from '../json-in-slices.js';
 
 /** The owner's view: dashboard, deposit history, allocations and returns, and the sim network's faucet. */
@@ -20,8 +20,8 @@ export function treasuryRoutes({ engine, principal }: RouteDeps): Router {
   router.post('/treasury/faucet', async (req, res) => {
     const p = principal(req);
     const { amount, rail } = parseWith(faucetBodySchema, req.body);
-    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    res.json(await engine.faucet(p, amount, idempotencyKey ?? null, rail));
+    const idempotencyKey = idempotencyKeyOf(req);
+    res.json(await engine.faucet(p, amount, idempotencyKey, rail));
   });
   return router;
 }
