@@ -38,8 +38,20 @@ export function idempotencyKeyOf(req: Request): string | null {
   return parseWith(idempotencyHeaderSchema, { idempotencyKey: sent[0] }).idempotencyKey ?? null;
 }
 
-/** How many of a write's query parameters its refusal names. */
+/** How many of the query parameters a refusal names. */
 const QUERY_NAMED = 5;
+
+/** The query parameters a request sent beside the owner's key, refused by name (400 invalid_request); null where none. */
+function queryRefusal(req: Request, takes: string): CofferError | null {
+  const asked = Object.keys(req.query as Record<string, unknown>).filter((name) => name !== 'owner');
+  if (asked.length === 0) return null;
+  const named = asked.slice(0, QUERY_NAMED).map((name) => JSON.stringify(name.slice(0, 60)));
+  const more = asked.length > QUERY_NAMED ? ` and ${asked.length - QUERY_NAMED} more` : '';
+  return new CofferError(
+    'invalid_request',
+    `unknown query parameter${asked.length === 1 ? '' : 's'} ${named.join(', ')}${more}: ${takes} takes no query parameter but ?owner=`,
+  );
+}
 
 /**
  * A write (POST, PUT, DELETE) takes no query parameter beside the owner's key (what it is asked, if
@@ -49,17 +61,15 @@ const QUERY_NAMED = 5;
  */
 export const writesTakeNoQuery: RequestHandler = (req, _res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD') return next();
-  const asked = Object.keys(req.query as Record<string, unknown>).filter((name) => name !== 'owner');
-  if (asked.length === 0) return next();
-  const named = asked.slice(0, QUERY_NAMED).map((name) => JSON.stringify(name.slice(0, 60)));
-  const more = asked.length > QUERY_NAMED ? ` and ${asked.length - QUERY_NAMED} more` : '';
-  next(
-    new CofferError(
-      'invalid_request',
-      `unknown query parameter${asked.length === 1 ? '' : 's'} ${named.join(', ')}${more}: a ${req.method} takes no query parameter but ?owner=`,
-    ),
-  );
+  next(queryRefusal(req, `a ${req.method}`) ?? undefined);
 };
+
+/**
+ * A read that takes no query parameter (the owner's key aside) refuses one by name, as a read with a
+ * query refuses one it does not take (parseQuery): `deposits?limit=1` answered all of them, as if
+ * the limit were kept (helper 176).
+ */
+export const readTakesNoQuery: RequestHandler = (req, _res, next) => next(queryRefusal(req, 'this read') ?? undefined);
 
 /**
  * Refuses any body on a POST that takes none (400 invalid_request), before anything is done: an

@@ -706,6 +706,19 @@ describe('HTTP errors and guards', () => {
         ['/v1/agents/query-typos/tasks?limit=1&x=1', 'unknown query parameter "x"'],
         ['/v1/services/search?query=weather', 'unknown query parameter "query"'],
         ['/v1/services?payto=93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', 'unknown query parameter "payto" (did you mean "payTo"?)'],
+        // A read that takes no parameter refuses one too (helper 176: deposits?limit=1 answered all three).
+        ['/v1/treasury/deposits?limit=1', 'unknown query parameter "limit": this read takes no query parameter but ?owner='],
+        ['/v1/agents?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
+        ['/v1/dashboard?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
+        ['/v1/events?since=5', 'unknown query parameter "since": this read takes no query parameter but ?owner='],
+        ['/v1/agents/query-typos/balance?rail=base', 'unknown query parameter "rail": this read takes no query parameter but ?owner='],
+        ['/v1/agents/query-typos/policy?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
+        ['/v1/settings?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
+        ['/v1/backup?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
+        ['/v1/bazaar?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
+        ['/v1/link-sessions?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
+        ['/v1/models?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
+        ['/v1/services/demo-weather?rail=base', 'unknown query parameter "rail": this read takes no query parameter but ?owner='],
       ] as const;
       for (const [path, words] of refused) {
         const response = await t.api('GET', t.withOwner(path));

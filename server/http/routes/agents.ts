@@ -8,7 +8,7 @@ import {
   spendHistoryQuerySchema,
 } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { agentIdParam, idempotencyKeyOf, noBody, parseQuery, parseWith } from '../validate.js';
+import { agentIdParam, idempotencyKeyOf, noBody, parseQuery, parseWith, readTakesNoQuery } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
 import { sendJsonInSlices } from '../json-in-slices.js';
 
@@ -22,7 +22,7 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     const idempotencyKey = idempotencyKeyOf(req);
     respondWithOutcome(res, await engine.deployAgent(p, body, idempotencyKey));
   });
-  router.get('/agents', async (req, res) => {
+  router.get('/agents', readTakesNoQuery, async (req, res) => {
     await sendJsonInSlices(res, await engine.listAgents(principal(req)));
   });
   router.post('/kill-all', (req, res) => {
@@ -35,10 +35,10 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     noBody(req.body);
     res.json(engine.resumeAll(p));
   });
-  router.get('/agents/:agentId/balance', async (req, res) => {
+  router.get('/agents/:agentId/balance', readTakesNoQuery, async (req, res) => {
     res.json(await engine.balance(principal(req), agentIdParam(req.params.agentId)));
   });
-  router.get('/agents/:agentId/policy', (req, res) => {
+  router.get('/agents/:agentId/policy', readTakesNoQuery, (req, res) => {
     res.json(engine.readPolicy(principal(req), agentIdParam(req.params.agentId)));
   });
   router.post('/agents/:agentId/policy', (req, res) => {

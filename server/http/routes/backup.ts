@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
 import { backupFileBodySchema, backupScheduleBodySchema, phraseConfirmBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { noBody, parseWith } from '../validate.js';
+import { noBody, parseWith, readTakesNoQuery } from '../validate.js';
 
 /**
  * The owner's backup: where it stands, the recovery phrase shown (fresh sign-in) and confirmed, the
@@ -14,7 +14,7 @@ import { noBody, parseWith } from '../validate.js';
  */
 export function backupRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
-  router.get('/backup', (req, res) => {
+  router.get('/backup', readTakesNoQuery, (req, res) => {
     res.json(engine.backupStatus(principal(req)));
   });
   router.post('/backup/phrase', async (req, res) => {

@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { bazaarBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { noBody, parseWith } from '../validate.js';
+import { noBody, parseWith, readTakesNoQuery } from '../validate.js';
 
 /** Bazaar discovery (the owner's): the facilitator whose discovery list the registry shows, and a read now. */
 export function bazaarRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
-  router.get('/bazaar', (req, res) => {
+  router.get('/bazaar', readTakesNoQuery, (req, res) => {
     res.json(engine.bazaar(principal(req)));
   });
   router.post('/bazaar', async (req, res) => {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { CofferEventWithTime } from '../../core/events.js';
 import type { RouteDeps } from './route-deps.js';
+import { readTakesNoQuery } from '../validate.js';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -12,7 +13,7 @@ const HEARTBEAT_MS = 15_000;
  */
 export function eventRoutes({ engine, principal, sessions, streams }: RouteDeps): Router {
   const router = Router();
-  router.get('/events', (req, res) => {
+  router.get('/events', readTakesNoQuery, (req, res) => {
     const p = principal(req);
     // What this caller may see: everything of the owner's, or an agent's own events only.
     const mine = (event: CofferEventWithTime) =>

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { generateBodySchema, taskListQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { agentIdParam, idempotencyKeyOf, parseQuery, parseWith } from '../validate.js';
+import { agentIdParam, idempotencyKeyOf, parseQuery, parseWith, readTakesNoQuery } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
 
 /** Image generation: accepted (and paid) at once, polled until success or failed. */
@@ -19,7 +19,7 @@ export function generationRoutes({ engine, principal }: RouteDeps): Router {
     const { limit } = parseQuery(taskListQuerySchema, req.query);
     res.json(engine.tasks(p, agentIdParam(req.params.agentId), limit));
   });
-  router.get('/agents/:agentId/tasks/:taskId', (req, res) => {
+  router.get('/agents/:agentId/tasks/:taskId', readTakesNoQuery, (req, res) => {
     const p = principal(req);
     res.json(engine.task(p, agentIdParam(req.params.agentId), String(req.params.taskId)));
   });

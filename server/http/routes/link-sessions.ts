@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { linkClearBodySchema, linkClientSchema, linkCompleteBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { noBody, parseWith } from '../validate.js';
+import { noBody, parseWith, readTakesNoQuery } from '../validate.js';
 
 /**
  * Link sessions: a terminal creates one and polls it (no auth: the token is the credential); the
@@ -16,17 +16,17 @@ export function linkSessionRoutes({ engine, credential }: RouteDeps): Router {
       engine.createLinkSession(Object.fromEntries(Object.entries(client).filter(([, v]) => v !== undefined)) as Record<string, string>),
     );
   });
-  router.get('/link-sessions', (req, res) => {
+  router.get('/link-sessions', readTakesNoQuery, (req, res) => {
     res.json(engine.waitingLinkSessions(credential(req)));
   });
   router.post('/link-sessions/clear', (req, res) => {
     const p = credential(req);
     res.json(engine.clearLinkSessions(p, parseWith(linkClearBodySchema, req.body).ids ?? null));
   });
-  router.get('/link-sessions/:token', (req, res) => {
+  router.get('/link-sessions/:token', readTakesNoQuery, (req, res) => {
     res.json(engine.pollLinkSession(String(req.params.token)));
   });
-  router.get('/link-sessions/:token/details', (req, res) => {
+  router.get('/link-sessions/:token/details', readTakesNoQuery, (req, res) => {
     res.json(engine.describeLinkSession(credential(req), String(req.params.token)));
   });
   router.post('/link-sessions/:token/deny', (req, res) => {

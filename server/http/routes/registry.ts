@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { searchQuerySchema, servicesQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseQuery } from '../validate.js';
+import { parseQuery, readTakesNoQuery } from '../validate.js';
 
 /**
  * The registry (service search, one service, the model list) and the chain lookup paid APIs verify
@@ -17,13 +17,13 @@ export function registryRoutes({ engine }: RouteDeps): Router {
     const { payTo } = parseQuery(servicesQuerySchema, req.query);
     res.json(engine.servicesPaidTo(payTo));
   });
-  router.get('/services/:serviceId', (req, res) => {
+  router.get('/services/:serviceId', readTakesNoQuery, (req, res) => {
     res.json(engine.service(String(req.params.serviceId)));
   });
-  router.get('/models', (_req, res) => {
+  router.get('/models', readTakesNoQuery, (_req, res) => {
     res.json(engine.listModels());
   });
-  router.get('/chain/transactions/:signature', async (req, res) => {
+  router.get('/chain/transactions/:signature', readTakesNoQuery, async (req, res) => {
     res.json(await engine.lookupTransfer(String(req.params.signature)));
   });
   return router;

@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { settingsBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseWith } from '../validate.js';
+import { parseWith, readTakesNoQuery } from '../validate.js';
 
 /** The owner's settings: the time zone calendar budgets follow. */
 export function settingsRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
-  router.get('/settings', (req, res) => {
+  router.get('/settings', readTakesNoQuery, (req, res) => {
     res.json(engine.readSettings(principal(req)));
   });
   router.post('/settings', (req, res) => {

@@ -1,16 +1,16 @@
 import { Router } from 'express';
 import { allocationsQuerySchema, faucetBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { idempotencyKeyOf, parseQuery, parseWith } from '../validate.js';
+import { idempotencyKeyOf, parseQuery, parseWith, readTakesNoQuery } from '../validate.js';
 import { sendJsonInSlices } from '../json-in-slices.js';
 
 /** The owner's view: dashboard, deposit history, allocations and returns, and the sim network's faucet. */
 export function treasuryRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
-  router.get('/dashboard', async (req, res) => {
+  router.get('/dashboard', readTakesNoQuery, async (req, res) => {
     await sendJsonInSlices(res, await engine.dashboard(principal(req)));
   });
-  router.get('/treasury/deposits', (req, res) => {
+  router.get('/treasury/deposits', readTakesNoQuery, (req, res) => {
     res.json(engine.deposits(principal(req)));
   });
   router.get('/treasury/allocations', (req, res) => {
