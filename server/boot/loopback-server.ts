@@ -9,13 +9,20 @@ import type { AddressInfo } from 'node:net';
 export async function listenOnLoopback(
   app: RequestListener,
   port: number,
-  options: { requestTimeoutMs: number },
+  options: {
+    requestTimeoutMs: number;
+    /** How long the request line and headers may take (20 s). */
+    headersTimeoutMs?: number;
+    /** How often connections are looked at for those times (1 s; Node's own, 30 s, let headers take 50). */
+    checkEveryMs?: number;
+  },
 ): Promise<{ server: Server; port: number }> {
+  const headersTimeoutMs = options.headersTimeoutMs ?? 20_000;
   // A request with no Host reaches the app, whose Host guard answers it in JSON (403 bad_host); Node's
   // own refusal is a bare 400 with no body.
-  const server = createServer({ requireHostHeader: false }, app);
-  answerRejectedRequestsInJson(server);
-  server.headersTimeout = 20_000;
+  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: options.checkEveryMs ?? 1000 }, app);
+  answerRejectedRequestsInJson(server, { headersTimeoutMs, requestTimeoutMs: options.requestTimeoutMs });
+  server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = options.requestTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) =>
@@ -46,21 +53,43 @@ export function closeServer(server: Server, forceAfterMs: number): Promise<void>
 }
 
 /**
- * Requests Node rejects before the app sees them (headers over its 16 KiB, broken HTTP) answered in
- * JSON with a code, as the app answers: Node's own answer is a bare status with no body.
+ * Requests Node rejects before the app sees them (headers over its 16 KiB, broken HTTP, a request
+ * that took longer than its time) answered in JSON with a code, as the app answers, and never cached:
+ * Node's own answer is a bare status with no body.
  */
-export function answerRejectedRequestsInJson(server: Server): void {
+export function answerRejectedRequestsInJson(server: Server, times: { headersTimeoutMs: number; requestTimeoutMs: number }): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify(
-      tooLarge
-        ? { error: 'the request line and headers are larger than 16 KiB', code: 'invalid_request' }
-        : { error: 'malformed HTTP request', code: 'invalid_request' },
-    );
+    const [status, body] = refusalOf(error.code, times);
+    const json = JSON.stringify(body);
     socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+        `Cache-Control: no-store\r\nConnection: close\r\n\r\n${json}`,
     );
   });
+}
+
+const seconds = (ms: number) => `${ms / 1000} s`;
+
+function refusalOf(
+  code: string | undefined,
+  times: { headersTimeoutMs: number; requestTimeoutMs: number },
+): [status: string, body: { error: string; code: string }] {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return [
+      '431 Request Header Fields Too Large',
+      { error: 'the request line and headers are larger than 16 KiB', code: 'invalid_request' },
+    ];
+  }
+  // Headers or a body that never came whole: said as the time it took, not as broken HTTP (it was).
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return [
+      '408 Request Timeout',
+      {
+        error: `the request did not arrive in time: its headers are taken for ${seconds(times.headersTimeoutMs)}, the whole request for ${seconds(times.requestTimeoutMs)}`,
+        code: 'request_timeout',
+      },
+    ];
+  }
+  return ['400 Bad Request', { error: 'malformed HTTP request', code: 'invalid_request' }];
 }

@@ -82,7 +82,7 @@ export async function demoApi(flags: {
       ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator, FACILITATOR_ANSWER_MS) } }),
     }),
   );
-  answerRejectedRequestsInJson(server);
+  answerRejectedRequestsInJson(server, { headersTimeoutMs: server.headersTimeout, requestTimeoutMs: server.requestTimeout });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);

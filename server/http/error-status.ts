@@ -4,6 +4,7 @@ import type { ErrorCode } from '../wire/errors.js';
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   invalid_json: 400,
+  request_timeout: 408,
   body_too_large: 413,
   not_found: 404,
   owner_required: 400,

@@ -3,6 +3,8 @@ import { CofferError, isCofferError, type ErrorCode } from '../wire/errors.js';
 import { HTTP_STATUS } from './error-status.js';
 
 export function sendError(res: Response, error: CofferError): void {
+  // Every error, a guard's before any route among them (bad_host, bad_origin), is never cached.
+  res.setHeader('Cache-Control', 'no-store');
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
   const status = HTTP_STATUS[error.code] as number | undefined;
   if (status === undefined) {
@@ -14,7 +16,8 @@ export function sendError(res: Response, error: CofferError): void {
 }
 
 export const notFound: RequestHandler = (req, res) => {
-  sendError(res, new CofferError('not_found', `no such endpoint: ${req.method} ${req.path}`));
+  // The path as sent (a router's req.path has lost its /v1).
+  sendError(res, new CofferError('not_found', `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]!.slice(0, 200)}`));
 };
 
 /** Body-parser failures carry a `type`; everything else unknown is a 500 without details. */

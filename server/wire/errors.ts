@@ -5,6 +5,7 @@
 export const ERROR_CODES = [
   'invalid_request',
   'invalid_json',
+  'request_timeout',
   'body_too_large',
   'not_found',
   'owner_required',

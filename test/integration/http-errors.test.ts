@@ -12,6 +12,7 @@ interface RawResponse {
   status: number;
   text: string;
   contentType: string;
+  cacheControl: string;
   /** The body parsed as JSON, or undefined when it is not JSON. */
   json: ApiResponse['body'];
 }
@@ -54,7 +55,13 @@ function raw(
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, text, contentType: String(res.headers['content-type'] ?? ''), json });
+          resolve({
+            status: res.statusCode ?? 0,
+            text,
+            contentType: String(res.headers['content-type'] ?? ''),
+            cacheControl: String(res.headers['cache-control'] ?? ''),
+            json,
+          });
         });
         res.on('error', reject);
       },
@@ -72,6 +79,8 @@ function expectRawError(response: RawResponse, status: number, code: string): vo
 
 function expectCleanJsonError(response: RawResponse): void {
   expect(response.contentType).toMatch(/^application\/json/);
+  // Every error is never cached, a guard's before any route among them (helper 176: bad_host, bad_origin, OPTIONS had none).
+  expect(response.cacheControl).toBe('no-store');
   expect(response.json).toBeTypeOf('object');
   expect(Object.keys(response.json).sort()).toEqual(['code', 'error']);
   expect(typeof response.json.error).toBe('string');
@@ -107,6 +116,7 @@ function overSocket(port: number, head: string): Promise<RawResponse & { head: s
       const [answerHead = '', body = ''] = text.split('\r\n\r\n');
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answerHead)?.[1] ?? 0);
       const contentType = /\r\ncontent-type: ([^\r]*)/i.exec(answerHead)?.[1] ?? '';
+      const cacheControl = /\r\ncache-control: ([^\r]*)/i.exec(answerHead)?.[1] ?? '';
       let json: unknown;
       try {
         json = JSON.parse(body);
@@ -114,7 +124,7 @@ function overSocket(port: number, head: string): Promise<RawResponse & { head: s
         json = undefined;
       }
       socket.destroy();
-      resolve({ status, text: body, contentType, json: json as ApiResponse['body'], head: answerHead });
+      resolve({ status, text: body, contentType, cacheControl, json: json as ApiResponse['body'], head: answerHead });
     });
     socket.on('error', reject);
   });
@@ -171,6 +181,8 @@ describe('HTTP errors and guards', () => {
       const before = await snapshot();
       const response = await raw(t, method, path.startsWith('/v1/') && path !== '/v1/' ? t.withOwner(path) : path);
       expectRawError(response, 404, 'not_found');
+      // The path as sent, its /v1 kept (helper 175: "no such endpoint: GET /nope").
+      expect((response.json as { error: string }).error).toBe(`no such endpoint: ${method} ${path}`);
       expect(await snapshot()).toEqual(before);
     });
   });

@@ -1,0 +1,53 @@
+import { connect } from 'node:net';
+import type { Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeServer, listenOnLoopback } from '../../../../server/boot/loopback-server.js';
+
+/**
+ * The loopback listener (server/boot/loopback-server.ts): what Node refuses before the app sees it is
+ * answered in JSON with a code, as the app answers, and says why (helper 176: a request that ran out
+ * of time was told "malformed HTTP request").
+ */
+let server: Server | null = null;
+afterEach(async () => {
+  if (server !== null) await closeServer(server, 100);
+  server = null;
+});
+
+/** Sends raw bytes and reads the whole answer, until the server closes the connection. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('utf8')));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+const app = (_req: unknown, res: { end: (body: string) => void }) => res.end('ok');
+
+describe('requests Node refuses', () => {
+  it('headers that never end are 408, said in JSON as running out of time, not as malformed', async () => {
+    const listening = await listenOnLoopback(app as never, 0, { requestTimeoutMs: 60_000, headersTimeoutMs: 300, checkEveryMs: 50 });
+    server = listening.server;
+    const answer = await rawExchange(listening.port, 'GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(head).toMatch(/\r\nCache-Control: no-store\r\n/i);
+    expect(JSON.parse(body)).toEqual({
+      error: 'the request did not arrive in time: its headers are taken for 0.3 s, the whole request for 60 s',
+      code: 'request_timeout',
+    });
+  });
+
+  it('broken HTTP is 400 invalid_request in JSON, not cached', async () => {
+    const listening = await listenOnLoopback(app as never, 0, { requestTimeoutMs: 60_000 });
+    server = listening.server;
+    const answer = await rawExchange(listening.port, 'NOT HTTP AT ALL\r\n\r\n');
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(head).toMatch(/\r\nCache-Control: no-store\r\n/i);
+    expect(JSON.parse(body)).toEqual({ error: 'malformed HTTP request', code: 'invalid_request' });
+  });
+});
