@@ -58,11 +58,16 @@ export const archivedRefusal = (agent: AgentRecord): Refusal =>
     ? null
     : new CofferError('agent_archived', `agent "${agent.agentId}" is archived: it was stopped for good, and its history is kept`);
 
-/** A stopped agent pays nothing until the owner resumes it: the one refusal every payment door gives. */
+/**
+ * A stopped agent pays nothing until the owner resumes it: the one refusal every payment door gives.
+ * An archived one is stopped for good, said so: no resume starts it again (agent_archived).
+ */
 export const stoppedRefusal = (agent: AgentRecord): Refusal =>
   agent.status !== 'suspended'
     ? null
     : new CofferError(
         'agent_suspended',
-        `agent "${agent.agentId}" is stopped${agent.statusReason === null ? '' : ` (${agent.statusReason})`}: its payments are refused until the owner resumes it`,
+        agent.archivedAt !== null
+          ? `agent "${agent.agentId}" is archived: it was stopped for good, and pays nothing`
+          : `agent "${agent.agentId}" is stopped${agent.statusReason === null ? '' : ` (${agent.statusReason})`}: its payments are refused until the owner resumes it`,
       );

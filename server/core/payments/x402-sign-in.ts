@@ -28,7 +28,11 @@ import { preferredRailOf, timeZoneOf } from '../settings.js';
 export async function signInX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402SignInBody): Promise<X402SignIn> {
   requireAgentScope(principal, agentId);
   const agent = getAgentOrThrow(ctx, principal.owner, agentId);
-  if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent ${agentId} is stopped: it signs in nowhere`);
+  if (agent.status === 'suspended')
+    throw new CofferError(
+      'agent_suspended',
+      `agent "${agentId}" is ${agent.archivedAt === null ? 'stopped' : 'archived'}: it signs in nowhere`,
+    );
   const buyer = ctx.x402;
   if (buyer === null || (buyer.networks.sol === null && buyer.networks.base === null))
     throw new CofferError(

@@ -79,7 +79,15 @@ describe('the decisions on a payment answer a refusal as a value', () => {
       'this nonce was already paid (pay_1, for https://api.example/weather); a paid API accepts it once',
     );
     expect(sameX402Refusal(earlier)).toMatchObject({ code: 'chain_unavailable', retryAfterSeconds: 1 });
-    expect(stoppedRefusal({ ...agent, status: 'suspended' })).toMatchObject({ code: 'agent_suspended' });
+    expect(stoppedRefusal({ ...agent, status: 'suspended' })).toMatchObject({
+      code: 'agent_suspended',
+      message: 'agent "alpha" is stopped: its payments are refused until the owner resumes it',
+    });
+    // Archived, stopped for good: no resume is promised (helper 175: it said "until the owner resumes it").
+    expect(stoppedRefusal({ ...agent, status: 'suspended', archivedAt: 1 })).toMatchObject({
+      code: 'agent_suspended',
+      message: 'agent "alpha" is archived: it was stopped for good, and pays nothing',
+    });
     expect(archivedRefusal({ ...agent, archivedAt: 1 })).toMatchObject({ code: 'agent_archived' });
   });
 
