@@ -31,6 +31,11 @@ export const FRESH_FOR = {
    * open tab could otherwise drain the treasury for 12 hours.
    */
   money: 'this moves money or lets an agent spend more',
+  /**
+   * The time zone: calendar budgets start afresh at its midnights, so another zone can give an agent
+   * a fresh budget hours early.
+   */
+  timeZone: 'this moves where calendar budgets start afresh, which can free an agent’s budget early',
   /** The recovery phrase: whoever reads it holds every wallet, on any computer. */
   phrase: 'this shows the recovery phrase',
   /** A backup file holds every wallet's key, under a passphrase its maker chooses. */

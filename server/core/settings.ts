@@ -47,7 +47,7 @@ export function readSettings(ctx: SettingsContext, principal: Principal): Settin
  */
 export function updateSettings(ctx: SettingsContext, principal: Principal, body: SettingsBody): Settings {
   requireOwner(principal);
-  if (body.timeZone !== undefined) requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
+  if (body.timeZone !== undefined) requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.timeZone);
   const { timeZone, preferredRail } = body;
   // A preference no purchase could follow is refused (rail_unavailable) rather than kept in silence.
   if (preferredRail !== undefined && preferredRail !== null) chainOf(ctx, preferredRail);

@@ -105,7 +105,12 @@ describe('settings from a dashboard session signed in over ten minutes ago', () 
     clock.advance(10 * 60 * 1000 + 1);
     const set = (body: unknown) => t.api('POST', t.withOwner('/v1/settings'), { key: stale, body });
     for (const body of [{ timeZone: 'UTC' }, { timeZone: null }, { timeZone: 'UTC', preferredRail: 'base' }]) {
-      expectError(await set(body), 403, 'confirmation_required');
+      const refused = await set(body);
+      expectError(refused, 403, 'confirmation_required');
+      // Why, in words of the time zone's own (helper 175: "this moves money or lets an agent spend more").
+      expect(refused.body.error).toMatch(
+        /^this moves where calendar budgets start afresh, which can free an agent’s budget early, which needs a sign-in/,
+      );
     }
     expect((await t.api('GET', t.withOwner('/v1/settings'))).body).toMatchObject({ timeZoneFrom: 'machine', preferredRail: null });
     expect((await set({ preferredRail: 'base' })).body).toMatchObject({ timeZoneFrom: 'machine', preferredRail: 'base' });
