@@ -34,12 +34,18 @@ export async function answered(run: () => Promise<object>) {
 /** Prices with the currency symbol, as the tool surface shows them. */
 export const dollars = (pricing: Record<string, string>) => Object.fromEntries(Object.entries(pricing).map(([k, v]) => [k, `$${v}`]));
 
+/**
+ * The `wait` check_approval is told to take: as long as this bridge waits for the owner (its held
+ * wait, 45 s unless COFFER_MCP_HELD_WAIT_SECONDS says otherwise), and at most the 60 s it takes.
+ */
+export const checkApprovalWait = (heldWaitMs: number): number => Math.min(60, Math.max(1, Math.floor(heldWaitMs / 1000)));
+
 /** A request that now waits for the owner (HTTP 202) in words an agent can act on. */
-export const pendingOrResult = <T extends object>(answer: MayWait<T>, what: string): object =>
+export const pendingOrResult = <T extends object>(answer: MayWait<T>, what: string, heldWaitMs: number): object =>
   answer.status === 202
     ? {
         ...answer.body,
-        message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${answer.body.approvalId}). Call check_approval with approvalId ${answer.body.approvalId} and wait 45 to learn the answer.`,
+        message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${answer.body.approvalId}). Call check_approval with approvalId ${answer.body.approvalId} and wait ${checkApprovalWait(heldWaitMs)} to learn the answer.`,
       }
     : answer.body;
 

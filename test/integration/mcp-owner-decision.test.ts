@@ -270,6 +270,8 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
       expect(held.structuredContent!.message).toMatch(
         /The owner's yes pays it whether or not this MCP server still runs: do not pay it again\.$/,
       );
+      // The wait it advises is the one this bridge takes (helper 174: it said 45 where the bridge waits 1 s).
+      expect(held.structuredContent!.message).toContain(`Call check_approval with approvalId ${approvalId} and wait 1 to learn the answer`);
       // Asked to wait 60 s by a host that gives up after 15 s (an SDK host's 60 s, scaled down).
       const checked = await host.callTool('check_approval', { approvalId, wait: 60 }, undefined, 15_000);
       expect(checked.structuredContent, checked.content[0]?.text).toMatchObject({ approvalId, status: 'pending' });

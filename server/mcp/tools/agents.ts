@@ -12,7 +12,11 @@ export const allocateBudget = defineTool({
   outputSchema: output.allocateOutput,
   annotations: CHANGES_STATE,
   answer: async ({ amount, agentId, rail }, { ctx }) =>
-    pendingOrResult(await ctx.api.allocate(agentId ?? ctx.agentId, rail === undefined ? { amount } : { amount, rail }), 'An allocation'),
+    pendingOrResult(
+      await ctx.api.allocate(agentId ?? ctx.agentId, rail === undefined ? { amount } : { amount, rail }),
+      'An allocation',
+      ctx.heldWaitMs,
+    ),
 });
 
 export const deployAgent = defineTool({
@@ -23,7 +27,7 @@ export const deployAgent = defineTool({
   annotations: CHANGES_STATE,
   answer: async (request, { ctx }) => {
     const answer = await ctx.api.deploy(request);
-    if (answer.status === 202) return pendingOrResult(answer, 'A new agent');
+    if (answer.status === 202) return pendingOrResult(answer, 'A new agent', ctx.heldWaitMs);
     const { body } = answer;
     return {
       ...body,
@@ -49,7 +53,7 @@ export const resumeAgent = defineTool({
   inputSchema: input.someAgentInput,
   outputSchema: output.agentStatusOutput,
   annotations: { ...CHANGES_STATE, idempotentHint: true },
-  answer: async ({ agentId }, { ctx }) => pendingOrResult(await ctx.api.resume(agentId ?? ctx.agentId), 'Resuming'),
+  answer: async ({ agentId }, { ctx }) => pendingOrResult(await ctx.api.resume(agentId ?? ctx.agentId), 'Resuming', ctx.heldWaitMs),
 });
 
 export const renameAgent = defineTool({

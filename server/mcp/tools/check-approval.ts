@@ -7,7 +7,7 @@ import { NEW_AGENT_STEPS } from '../tool-results.js';
 export const checkApproval = defineTool({
   name: 'check_approval',
   description:
-    'Follow a request waiting for the owner (from pay, set_policy, allocate_budget, resume_agent or deploy_agent); with wait, answers once the owner decides, or that it still waits after at most 45 s (COFFER_MCP_HELD_WAIT_SECONDS), before the usual 60 s timeout of a host. An approved payment carries its receipt in result. For an approved new agent, returns its key once, with its mcpConfig.',
+    'Follow a request waiting for the owner (from pay, set_policy, allocate_budget, resume_agent or deploy_agent); with wait, answers once the owner decides, or that it still waits after at most 45 s (COFFER_MCP_HELD_WAIT_SECONDS: a shorter wait cuts it short), before the usual 60 s timeout of a host. An approved payment carries its receipt in result. For an approved new agent, returns its key once, with its mcpConfig.',
   inputSchema: input.approvalInput,
   outputSchema: output.approvalOutput,
   // Not read-only: the first read after a deploy is approved hands over the new agent's key, once.

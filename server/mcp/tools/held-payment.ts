@@ -5,7 +5,7 @@ import type { Approval } from '../../wire/answers/approvals.js';
 import { decisionUrl, heartbeat, OwnerDecisions, thisPayment, type Followed } from '../owner-decision.js';
 import { heldReason } from '../../wire/held-words.js';
 import type { ToolCall, ToolResult } from '../tool-definition.js';
-import { failure, reply } from '../tool-results.js';
+import { checkApprovalWait, failure, reply } from '../tool-results.js';
 
 export type HeldTool = 'pay' | 'fetch_paid';
 
@@ -46,7 +46,7 @@ export async function whenDecided(followed: Followed, { ctx, extra }: ToolCall, 
     const outcome = await ctx.decisions.outcome(followed, ctx.heldWaitMs, extra.mcpReq.signal);
     if ('answer' in outcome) return reply(outcome.answer);
     if ('error' in outcome) return failure(outcome.error);
-    return reply(stillWaiting(ctx.api.base, outcome.stillWaiting, tool, true));
+    return reply(stillWaiting(ctx.api.base, outcome.stillWaiting, tool, true, ctx.heldWaitMs));
   } finally {
     stop();
   }
@@ -58,10 +58,10 @@ export async function whenDecided(followed: Followed, { ctx, extra }: ToolCall, 
  * held `pay` it does not follow (its host opens no URLs) is paid at the owner's yes whether or not
  * this server still runs.
  */
-export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTool, followed: boolean): object {
+export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTool, followed: boolean, heldWaitMs: number): object {
   const next =
     tool === 'pay'
-      ? `Call check_approval with approvalId ${approval.approvalId} and wait 45 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`
+      ? `Call check_approval with approvalId ${approval.approvalId} and wait ${checkApprovalWait(heldWaitMs)} to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`
       : `Call fetch_paid again with the same arguments and approvalId ${approval.approvalId} to get the answer once the owner decides (the same purchase, until ${approval.expiresAt}: it is never paid twice).`;
   return {
     ...(tool === 'pay' ? approval : { approvalId: approval.approvalId, expiresAt: approval.expiresAt }),

@@ -8,7 +8,7 @@ import { returning, showAndWait, stillWaiting } from './held-payment.js';
 export const pay = defineTool({
   name: 'pay',
   description:
-    "Pay for a service from this agent's wallet, within its policy. Returns the receipt to send as X-Payment. When the policy asks the owner first: a host that opens URLs is shown the owner's decision page and the call answers once they decide (or, after 45 s, that it still waits); otherwise it returns the approval it waits for (follow it with check_approval).",
+    "Pay for a service from this agent's wallet, within its policy. Returns the receipt to send as X-Payment. When the policy asks the owner first: a host that opens URLs is shown the owner's decision page and the call answers once they decide (or, after 45 s or COFFER_MCP_HELD_WAIT_SECONDS, that it still waits); otherwise it returns the approval it waits for (follow it with check_approval).",
   inputSchema: input.payInput,
   outputSchema: output.payOutput,
   annotations: CHANGES_STATE,
@@ -25,7 +25,7 @@ export const pay = defineTool({
     if (answer.status === 200) return reply(answer.body);
     const approval = answer.body;
     // Held for the owner. A host that cannot open the page gets the approval at once, said plainly.
-    if (!ctx.decisions.hostOpensUrls(server, extra)) return reply(stillWaiting(ctx.api.base, approval, 'pay', false));
+    if (!ctx.decisions.hostOpensUrls(server, extra)) return reply(stillWaiting(ctx.api.base, approval, 'pay', false, ctx.heldWaitMs));
     // Followed once per approval: Coffer answers the same request with the same approval.
     const followed = ctx.decisions.follow(`approval:${approval.approvalId}`, approval, () =>
       approvedOrThrow(ctx.api, approval).then((approved) => approved.result as object),

@@ -33,7 +33,8 @@ export const setPolicy = defineTool({
   inputSchema: input.setPolicyInput,
   outputSchema: output.setPolicyOutput,
   annotations: { ...CHANGES_STATE, idempotentHint: true },
-  answer: async (update, { ctx }) => pendingOrResult(await ctx.api.updatePolicy(ctx.agentId, update), 'Loosening the policy'),
+  answer: async (update, { ctx }) =>
+    pendingOrResult(await ctx.api.updatePolicy(ctx.agentId, update), 'Loosening the policy', ctx.heldWaitMs),
 });
 
 export const getSpendHistory = defineTool({
