@@ -3,6 +3,21 @@
  * pay` and `coffer fetch` print after one (cli/next-step.ts). A model reads the refusal's text and
  * nothing else, so the next call is named there, with its argument.
  */
+const ALLOCATE =
+  'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base, where this Coffer runs that rail)';
+
+/**
+ * Short of funds where the refusal says the purchase is payable on the other rail, and how (its own
+ * words: server/core/payments/refusals.ts payableElsewhere, x402/paying-fetch/coffer-terms.ts): that
+ * call first, then the allocation. Only the way this refusal names is offered (a paragraph covering
+ * every way contradicted the refusal before it, helper 174).
+ */
+const OTHER_RAIL_CALLS: readonly [words: RegExp, call: string][] = [
+  [/ask again with the rail "base"/, 'fetch_paid again with rail "base" pays it from this agent\'s wallet on Base'],
+  [/the owner's yes is for /, 'fetch_paid again without approvalId asks anew on the rail it names'],
+  [/with no rail asked/, 'fetch_paid again without rail pays it on the rail it names'],
+];
+
 const NEXT_TOOL: Readonly<Record<string, string>> = {
   agent_suspended: 'resume_agent asks the owner to resume this agent; nothing is paid until they do',
   daily_budget_exceeded:
@@ -14,8 +29,7 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
   max_per_payment_exceeded: 'set_policy with a higher maxPerPayment asks the owner for it',
   service_not_allowed:
     "set_policy with allowedServices naming it (a registry service's id, else the address it was paid to; and every service to keep) asks the owner to allow it",
-  insufficient_funds:
-    'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base, where this Coffer runs that rail); where it says "with no rail asked", the same call without rail; where it says "the owner\'s yes is for" a rail, the same call without approvalId asks anew on the other',
+  insufficient_funds: ALLOCATE,
   price_above_registry: 'find_service shows the price the registry lists; a registry service is paid that, no more',
   approval_withdrawn:
     'check_balance says whether this agent was stopped (status suspended: resume_agent asks the owner to resume it); else call the tool again to ask anew (fetch_paid without its approvalId)',
@@ -27,7 +41,14 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
 export const NEXT_TOOL_CODES: readonly string[] = Object.keys(NEXT_TOOL);
 
 /**
- * The sentence to add after a refusal with `code`; null where there is nothing more to do than its words
- * say. After the refusal that tripped the agent's breaker (`stopped`), resuming comes first.
+ * The sentence to add after a refusal with `code` (and `message`, its words); null where there is
+ * nothing more to do than its words say. After the refusal that tripped the agent's breaker
+ * (`stopped`), resuming comes first.
  */
-export const nextTool = (code: string, stopped = false): string | null => NEXT_TOOL[stopped ? 'agent_suspended' : code] ?? null;
+export function nextTool(code: string, stopped = false, message = ''): string | null {
+  if (!stopped && code === 'insufficient_funds') {
+    const otherRail = OTHER_RAIL_CALLS.find(([words]) => words.test(message));
+    if (otherRail !== undefined) return `${otherRail[1]}; or ${ALLOCATE}`;
+  }
+  return NEXT_TOOL[stopped ? 'agent_suspended' : code] ?? null;
+}

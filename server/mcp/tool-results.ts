@@ -18,7 +18,7 @@ export function reply(value: object) {
  */
 export function failure(error: unknown) {
   if (!(error instanceof CofferApiError)) return { isError: true, content: [{ type: 'text' as const, text: (error as Error).message }] };
-  const next = nextTool(error.code, error.agentStopped !== undefined);
+  const next = nextTool(error.code, error.agentStopped !== undefined, error.message);
   const text = `${error.message} (${error.code})${next === null ? '' : `. Next: ${next}.`}`;
   return { isError: true, content: [{ type: 'text' as const, text }] };
 }

@@ -12,19 +12,31 @@ describe("the tool named after an agent's refused payment", () => {
     expect(nextTool('policy_expired')).toBe('set_policy with a later expiresAt (or null: no end) asks the owner for it');
   });
 
-  it("short of funds, names the call to make for each way the refusal says the other rail is open, in the refusal's own words", () => {
-    const next = nextTool('insufficient_funds')!;
+  it('short of funds, names the one call the refusal says opens the other rail, then the allocation (helper 174)', () => {
+    const allocate = nextTool('insufficient_funds')!;
+    expect(allocate).toMatch(/^allocate_budget asks the owner for USDC into this wallet/);
     // Asked on one rail: "the offer is payable on Solana too, with no rail asked".
     const asked = payableElsewhere('sol', 'base', false);
     expect(asked).toContain('with no rail asked');
-    expect(next).toContain('where it says "with no rail asked", the same call without rail');
+    expect(nextTool('insufficient_funds', false, `short; ${asked}`)).toBe(
+      `fetch_paid again without rail pays it on the rail it names; or ${allocate}`,
+    );
     // Held to the rail of the owner's yes: "the owner's yes is for Base: … a purchase asked anew, without the approvalId".
     const byYes = payableElsewhere('sol', 'base', true);
     expect(byYes).toContain("the owner's yes is for Base");
-    expect(byYes).toContain('without the approvalId');
-    expect(next).toContain(`where it says "the owner's yes is for" a rail, the same call without approvalId asks anew`);
-    // Both short (the refusal names both figures): no call on the other rail is offered as a way.
-    expect(next).not.toMatch(/may pay|pays from it/);
+    expect(nextTool('insufficient_funds', false, `short; ${byYes}`)).toBe(
+      `fetch_paid again without approvalId asks anew on the rail it names; or ${allocate}`,
+    );
+    // Coffer's own 402 on Solana, payable on Base too (payingFetch's words).
+    expect(
+      nextTool(
+        'insufficient_funds',
+        false,
+        'short; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent\'s Base wallet',
+      ),
+    ).toBe(`fetch_paid again with rail "base" pays it from this agent's wallet on Base; or ${allocate}`);
+    // Nothing said of the other rail (both short): the allocation alone, no phrase that is not in the refusal.
+    expect(allocate).not.toMatch(/with no rail asked|yes is for|may pay|pays from it/);
   });
 
   it('after the refusal that tripped its breaker, names resume_agent', () => {
