@@ -285,7 +285,14 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
       });
       // Naming a listed service paid on Solana only: not chosen for Base, so Solana's want of funds is
       // what is said, not that the service is not on Base.
-      change = (terms) => ({ ...terms, service: 'web-search', recipient: '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z', amount: '0.005' });
+      // (Its nonce another seller's: this paywall's names its own price, 0.01, which 0.005 would not pay.)
+      change = (terms) => ({
+        ...terms,
+        service: 'web-search',
+        recipient: '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z',
+        amount: '0.005',
+        nonce: 'another-sellers-terms',
+      });
       await expect(payingFetch(`${served.url}/weather`, {}, { agent })).rejects.toMatchObject({
         code: 'payment_refused',
         details: { cofferCode: 'insufficient_funds' },
@@ -326,7 +333,7 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
       registryReads = 0;
       change = (terms) => ({ ...terms, network: 'mainnet', base: { ...terms.base, chainId: 84532 } });
       await expect(payingFetch(`${served.url}/weather`, {}, { agent, fetch: counted })).rejects.toMatchObject({
-        code: 'unreadable_402',
+        code: 'unsupported_offer',
         message: expect.stringMatching(/wants payment on mainnet; this Coffer pays on \w+/),
       });
       expect(registryReads).toBe(0);

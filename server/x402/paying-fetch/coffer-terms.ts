@@ -89,9 +89,13 @@ export function railsPayable(offered: PaymentInstructions, coffer: { network: st
   };
 }
 
+/**
+ * Coffer's 402 on another network than this Coffer's: read, but not payable here (unsupported_offer,
+ * as an x402 offer on another network is; it was unreadable_402, though nothing was unread).
+ */
 export function checkNetwork(instructions: PaymentInstructions, network: string, url: string) {
   if (instructions.network !== null && instructions.network !== network) {
-    throw new PaymentError('unreadable_402', `${url} wants payment on ${instructions.network}; this Coffer pays on ${network}`, {
+    throw new PaymentError('unsupported_offer', `${url} wants payment on ${instructions.network}; this Coffer pays on ${network}`, {
       instructions,
     });
   }
