@@ -91,7 +91,7 @@ export const currencySchema = z.string().optional();
  */
 const LYING_IN_A_LINE = /[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/u;
 const LYING_IN_TEXT = /[\p{Bidi_Control}\p{Zl}\p{Zp}]|[^\P{Cc}\t\n\r]/u;
-const INVISIBLE = /(?![\u200C\u200D\uFE00-\uFE0F\u{E0100}-\u{E01EF}])\p{Default_Ignorable_Code_Point}|[\uFFF9-\uFFFB]/u;
+const INVISIBLE = /(?!\u200C|\u200D|\p{Variation_Selector})\p{Default_Ignorable_Code_Point}|[\uFFF9-\uFFFB]/u;
 /** An emoji flag's tag sequence (a black flag, its region's tags, the cancel tag), written as tags are meant. */
 const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
 const SHOWS_SOMETHING = /[^\s\p{Default_Ignorable_Code_Point}]/u;
