@@ -101,8 +101,44 @@ describe('the 402 flow against the demo paid API', () => {
     });
     expect((await get('/weather', quoteNonce.body.xPaymentHeader)).body.code).toBe('wrong_resource');
 
-    const cheap = await payUsdc(t, 'tricky', agent.apiKey, { service: 'demo-weather', amount: '0.005', nonce: await nonceFor() });
-    const cheapAnswer = await get('/weather', cheap.body.xPaymentHeader);
+    // Less than the price the nonce names: Coffer refuses to pay it (it would buy nothing) ...
+    const cheapNonce = await nonceFor();
+    const cheap = await payUsdc(t, 'tricky', agent.apiKey, { service: 'demo-weather', amount: '0.005', nonce: cheapNonce });
+    expect([cheap.status, cheap.body.code]).toEqual([400, 'amount_below_terms']);
+    // ... and the paywall refuses the receipt of such a payment made all the same (on the chain, outside
+    // Coffer's check): its own judge of the price.
+    const outside = await fundedAgent(t, 'outside', '0.01');
+    const underpaid = await t.coffer.chain.prepareTransfer({
+      from: outside.walletAddress,
+      to: DEMO_PAY_TO,
+      amount: micro('0.005'),
+      memo: cheapNonce,
+      reference: 'underpaid',
+      feePayer: t.owner,
+      createRecipientAccount: true,
+    });
+    await t.coffer.chain.submitTransfer(underpaid);
+    const underpaidClaims = {
+      v: 1 as const,
+      network: 'sim',
+      txSignature: underpaid.txSignature,
+      amount: '0.005',
+      currency: 'USDC' as const,
+      timestamp: new Date().toISOString(),
+      recipient: DEMO_PAY_TO,
+      payer: outside.walletAddress,
+      paymentId: 'pay_outside',
+      memo: cheapNonce,
+    };
+    const cheapAnswer = await get(
+      '/weather',
+      encodeReceipt({
+        ...underpaidClaims,
+        proof: getBase58Decoder().decode(
+          await t.coffer.engine.ctx.vault.signMessage(outside.walletAddress, receiptProofMessage(underpaidClaims)),
+        ),
+      }),
+    );
     expect(cheapAnswer.status).toBe(402);
     expect(cheapAnswer.body.code).toBe('amount_too_small');
     expect(cheapAnswer.body.error).toMatch(/0\.005.*0\.01/);
@@ -939,8 +975,9 @@ describe('the 402 flow against the demo paid API', () => {
         expect(await payingFetch(otherCurrency.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({
           code: 'unreadable_402',
         });
+        // Read, and on a network this Coffer does not pay: unsupported, as an x402 offer there is.
         expect(await payingFetch(otherNetwork.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({
-          code: 'unreadable_402',
+          code: 'unsupported_offer',
         });
         expect(await history('careful')).toHaveLength(0);
       } finally {

@@ -124,7 +124,8 @@ describe('what moved between the treasury and the agent', () => {
 
   it('reads them again once a move changes its balance; none yet, it says so', async () => {
     render(<AgentPage agentId="alpha" />);
-    expect((await screen.findByTestId('funds-moves')).textContent).toContain('Nothing yet.');
+    // The section shows before its moves are read: waited for until they are (a slow run found it empty).
+    await waitFor(() => expect(screen.getByTestId('funds-moves').textContent).toContain('Nothing yet.'));
     client.allocations.mockResolvedValue({ allocations: [move('m1', { amount: '3.00' })] });
     balanceNow = '8.00';
     client.allocate.mockResolvedValue({ amount: '3.00', balance: '8.00' });
