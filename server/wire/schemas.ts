@@ -52,7 +52,7 @@ const AMOUNT_RULE = 'must be a decimal number of USDC greater than 0 and at most
 /** What a client that sent a number (JSON, an MCP host) is told: the wire carries amounts as text. */
 const AMOUNT_TYPE_RULE =
   'must be a decimal number of USDC greater than 0 and at most 1,000,000,000, with at most 6 decimals (such as "0.01", sent as a string)';
-export const amountSchema = z.string({ error: AMOUNT_TYPE_RULE }).refine(
+export const amountSchema = z.string({ error: (issue) => (issue.input === undefined ? 'is required' : AMOUNT_TYPE_RULE) }).refine(
   (text) => {
     const micro = tryParseUsdc(text);
     return micro !== null && micro > 0n && micro <= MAX_AMOUNT_MICRO;

@@ -747,6 +747,18 @@ describe('HTTP errors and guards', () => {
       expect(byAgent.status, JSON.stringify(byAgent.body)).toBe(200);
     });
 
+    it('an id in the path that is no id is not repeated in the refusal (helper 176: 5,000 characters, a NUL)', async () => {
+      await deployAgent(t, 'echo');
+      const long = await t.api('GET', t.withOwner(`/v1/agents/echo/tasks/${'t'.repeat(5000)}`));
+      expect([long.status, long.body]).toEqual([404, { code: 'task_not_found', error: 'no task with that id for agent "echo"' }]);
+      const nul = await t.api('GET', '/v1/services/%00');
+      expect([nul.status, nul.body]).toEqual([404, { code: 'service_not_found', error: 'no service with that id in the registry' }]);
+      // An id as ids are written is named, quoted.
+      expect((await t.api('GET', t.withOwner('/v1/agents/echo/tasks/task_nothing'))).body.error).toBe(
+        'no task "task_nothing" for agent "echo"',
+      );
+    });
+
     it('a query parameter or header given twice is said so, with its own code (helper 176: "limit must be text")', async () => {
       await deployAgent(t, 'twice');
       const twice = [

@@ -14,6 +14,7 @@ import type { GenerateBody } from '../../wire/schemas.js';
 import { iso } from '../../wire/views.js';
 import type { ImageTasks, TaskRefund, TaskView } from '../../wire/answers/generation.js';
 import type { AgentStoppedByIt } from '../../wire/answers/payments.js';
+import { quotedIdOr } from '../../wire/quoted-id.js';
 
 /** The registry id every generation is paid to (and that an allowedServices list must name). */
 export const IMAGE_SERVICE_ID = 'image-generate';
@@ -176,7 +177,7 @@ export function readTask(ctx: EngineContext, principal: Principal, agentId: stri
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
   const task = ctx.store.getTask(principal.owner, agentId, taskId);
-  if (task === null) throw new CofferError('task_not_found', `no task "${taskId}" for agent "${agentId}"`);
+  if (task === null) throw new CofferError('task_not_found', `no task ${quotedIdOr(taskId, 'with that id')} for agent "${agentId}"`);
   return viewOf(ctx, task);
 }
 

@@ -4,6 +4,7 @@ import { parseAmount } from '../../wire/money.js';
 import type { MetaStore, ModelRecord, RegistryStore, ServiceRecord } from '../ports/store.js';
 import { bazaarForSearch } from './bazaar.js';
 import type { CatalogService, Model, Models, SearchResult, Service, ServicesPaidTo } from '../../wire/answers/registry.js';
+import { quotedIdOr } from '../../wire/quoted-id.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 
@@ -69,7 +70,7 @@ export async function searchServices(
 
 export function getService(ctx: ContextWith<RegistryStore>, id: string): CatalogService {
   const service = ctx.store.getService(id);
-  if (service === null) throw new CofferError('service_not_found', `no service "${id}" in the registry`);
+  if (service === null) throw new CofferError('service_not_found', `no service ${quotedIdOr(id, 'with that id')} in the registry`);
   return serviceView(service, ctx.demoApiUrl?.() ?? null);
 }
 

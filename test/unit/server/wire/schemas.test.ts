@@ -36,6 +36,9 @@ describe('describeIssues', () => {
   it("says zod's own words (a missing field, a wrong type, an option, a size) as Coffer says its own", () => {
     const said = (schema: z.ZodType, value: unknown) => describeIssues(schema.safeParse(value).error!).message;
     expect(said(payBodySchema, { amount: '0.01' })).toBe('Service is required');
+    // An amount left out is said missing, not a value of the wrong kind (helper 176).
+    expect(said(payBodySchema, { service: 'demo-weather' })).toBe('Amount is required');
+    expect(said(deployBodySchema, { agentId: 'a1', maxPerPayment: '1' })).toBe('Daily budget is required');
     expect(said(payBodySchema, { ...validPay, service: 12 })).toBe('Service must be text');
     expect(said(payBodySchema, { ...validPay, nonce: '' })).toBe('Nonce must not be empty');
     expect(said(payBodySchema, [])).toBe('The request body must be a JSON object');
