@@ -23,11 +23,24 @@ export type Actor =
 export function whoActs(options: { config?: string; dataDir?: string; owner?: boolean; agentId?: string }): Actor {
   const configPath = options.config ?? defaultConfigPath();
   const owner = (linkedAs: string | null = null): Actor => ({ as: 'owner', dataDir: options.dataDir, linkedAs });
-  if (options.owner || options.dataDir !== undefined) return owner();
-  if (options.config === undefined && !linkedHere(configPath)) return owner();
+  if (options.dataDir !== undefined) return owner();
+  const linked = options.config !== undefined || linkedHere(configPath);
+  // Asked as the owner on a linked terminal: where no owner's connection file is here, that is said
+  // as owner_only (ownerOf), not as "no running Coffer" (exit 3, to wait for) (helper 177).
+  if (options.owner) return owner(linked ? linkedIdOr(configPath, 'an agent') : null);
+  if (!linked) return owner();
   if (options.agentId === undefined) return { as: 'agent', configPath };
   const self = agentCredentials(configPath).agentId;
   return options.agentId === self ? { as: 'agent', configPath } : owner(self);
+}
+
+/** The linked agent's id, where its config reads; `otherwise` where it does not (the owner's brake is never held back by it). */
+function linkedIdOr(configPath: string, otherwise: string): string {
+  try {
+    return agentCredentials(configPath).agentId;
+  } catch {
+    return otherwise;
+  }
 }
 
 /**

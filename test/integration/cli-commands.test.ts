@@ -394,6 +394,20 @@ describe('coffer status, pay, kill, open', () => {
       out: 'Stopped brake-agent: its payments are refused until the owner resumes it.\n',
       err: '',
     });
+    // Plain `coffer kill` (this terminal's own agent), its key refused: stopped all the same (helper 177: it did nothing).
+    expect((await coffer(['resume', 'brake-agent', '--data-dir', dataDir])).code).toBe(0);
+    const plain = await runCoffer(['kill', '--config', linked], { COFFER_HOME: dataDir });
+    expect({ code: plain.code, out: plain.stdout, err: plain.stderr }).toEqual({
+      code: 0,
+      out: 'Stopped brake-agent: its payments are refused until the owner resumes it.\n',
+      err: '',
+    });
+    // No owner's connection file here: the refusal says how the owner stops it where Coffer runs.
+    const nowhere = await runCoffer(['kill', '--config', linked], { COFFER_HOME: join(dataDir, 'elsewhere') });
+    expect(nowhere.code).toBe(1);
+    expect(
+      nowhere.stderr.endsWith(`; where Coffer runs, the owner stops it: ${shellCommand(['kill', 'brake-agent'])} (unauthorized)\n`),
+    ).toBe(true);
     // A linked config that cannot be read does not hold the owner's brake back.
     expect((await coffer(['resume', 'brake-agent', '--data-dir', dataDir])).code).toBe(0);
     const damaged = join(dataDir, 'damaged.json');

@@ -214,6 +214,14 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
         /the payments of tried-before: only the owner's key reaches it; this terminal is linked as reader, .*\(owner_only\)$/m,
       ),
     });
+    // The owner's status asked for on that terminal: the same words (helper 177: exit 3, "no running Coffer").
+    const ownerStatus = await runCoffer(['status', '--owner', '--config', config], noOwnerHere);
+    expect({ code: ownerStatus.code, said: ownerStatus.stderr }).toMatchObject({
+      code: 1,
+      said: expect.stringMatching(
+        /the owner's status: only the owner's key reaches it; this terminal is linked as reader, .*\(owner_only\)$/m,
+      ),
+    });
     const asOwner = await runCoffer(['activity', 'tried-before', '--config', config], { COFFER_HOME: dataDir });
     expect({ code: asOwner.code, said: asOwner.stdout }).toEqual({ code: 0, said: 'tried-before has made no payments yet.\n' });
     const refused = await runCoffer(['activity', '--refusals', '--config', config]);

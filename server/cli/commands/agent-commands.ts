@@ -10,6 +10,7 @@ import { lateReceiptWords, payPickUpCommand, pickedUpPayment, type PayTerms } fr
 import type { Killed, StillLanding, Withdrawn } from '../../wire/answers/agents.js';
 import { ownerClient } from '../owner-connection.js';
 import { linkedClient, ownerOf, type Actor } from '../who-acts.js';
+import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { openBrowser } from '../open-browser.js';
 import { asksWords, budgetLines, endWords } from './policy.js';
 import { localTime } from '../local-time.js';
@@ -163,16 +164,23 @@ export async function kill(actor: Actor, agentId: string | undefined, out: Out =
     try {
       return await killSelf(actor.configPath, out);
     } catch (error) {
-      // The linked agent's key refused (the owner replaced it, a leaked key) where this terminal named
-      // that agent: the owner's connection file, where one answers here, stops it all the same.
-      if (agentId === undefined || !(error instanceof CofferApiError) || error.status !== 401) throw error;
+      // The linked agent's key refused (the owner replaced it, a leaked key): the owner's connection
+      // file, where one answers here, stops it all the same, whether this terminal named the agent
+      // or not (plain `coffer kill` is this terminal's own agent; helper 177 found it did nothing).
+      if (!(error instanceof CofferApiError) || error.status !== 401) throw error;
+      const self = agentId ?? agentCredentials(actor.configPath).agentId;
       let api;
       try {
         api = ownerClient(undefined).api;
       } catch {
-        throw error;
+        // No owner here: where the owner runs Coffer, the owner's kill stops it.
+        throw new CofferApiError(
+          error.status,
+          error.code,
+          `${error.message}; where Coffer runs, the owner stops it: ${shellCommand(['kill', self])}`,
+        );
       }
-      return ownerKill(api, agentId, out);
+      return ownerKill(api, self, out);
     }
   }
   return ownerKill(ownerOf(actor, `stopping ${agentId!}`).api, agentId!, out);

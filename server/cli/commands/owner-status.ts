@@ -22,8 +22,11 @@ type Out = NodeJS.WritableStream;
 /** Under the treasury's first line, its other lines start here. */
 const TREASURY_INDENT = ' '.repeat('  treasury  '.length);
 
-export async function ownerStatus(args: { dataDir?: string; json?: boolean }, out: Out = process.stdout): Promise<number> {
-  const { api, url } = ownerClient(args.dataDir);
+export async function ownerStatus(
+  args: { dataDir?: string; json?: boolean; connection?: ReturnType<typeof ownerClient> },
+  out: Out = process.stdout,
+): Promise<number> {
+  const { api, url } = args.connection ?? ownerClient(args.dataDir);
   const [dashboard, approvals, links] = await Promise.all([api.dashboard(), api.approvals('pending'), api.linkRequests()]);
   const waiting = { approvals: approvals.approvals, linkRequests: links.sessions };
   if (args.json) {

@@ -43,10 +43,12 @@ export const status = defineCommand({
     json: { type: 'boolean', default: false },
   },
   run: async ({ values }) => {
-    const { whoActs } = await import('../who-acts.js');
+    const { whoActs, ownerOf } = await import('../who-acts.js');
     const actor = whoActs({ config: values.config, dataDir: values['data-dir'], owner: values.owner });
-    if (actor.as === 'owner')
-      return (await import('../commands/owner-status.js')).ownerStatus({ dataDir: actor.dataDir, json: values.json });
+    if (actor.as === 'owner') {
+      const connection = ownerOf(actor, "the owner's status");
+      return (await import('../commands/owner-status.js')).ownerStatus({ dataDir: actor.dataDir, json: values.json, connection });
+    }
     return (await agentCommands()).status(actor.configPath, { json: values.json });
   },
 });
