@@ -20,7 +20,8 @@ export const policy = defineCommand({
                  would have refused or held), nothing saved.
                  WINDOW: hour, 24h, 7d, 30d (rolling), day, week, month (calendar), lifetime;
                  SCOPE: a registry service or a recipient address. Budgets replace the list
-                 (--budget none: no budgets), and --breaker the breaker (name both its rules to
+                 (--budget none: no budgets), kept as the --budget ones in the order typed, then the
+                 --count ones (a refusal names the first a payment passes), and --breaker the breaker (name both its rules to
                  keep both). Payments above --ask-above (0: every one) and the first to a new
                  recipient (--ask-new-recipient yes) wait for the owner's yes. Examples:
                    coffer policy --budget 50/month --budget 2/day:demo-weather --count 30/hour
