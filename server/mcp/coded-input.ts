@@ -28,7 +28,10 @@ export function refusedWithCode<I, O>(schema: StandardSchemaWithJSON<I, O>): Sta
     return {
       issues: issues.map((issue, at) => {
         const message = inWords(issue);
-        return { ...issue, message: at === last ? `${message} (${INPUT_REFUSED})` : message };
+        const coded = at === last ? `${message} (${INPUT_REFUSED})` : message;
+        // Coffer's words name the field already: the SDK's own "path: " before them would name it twice
+        // ("body: body: …", "url: URL: …", helper 174).
+        return 'code' in issue ? { message: coded } : { ...issue, message: coded };
       }),
     };
   };

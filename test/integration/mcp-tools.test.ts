@@ -181,10 +181,23 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     const invalid = await call('pay', { service: 'demo-weather', amount: 'lots' });
     expect(invalid.isError).toBe(true);
     // Arguments that do not fit the tool's input say so with a code, as every other failure does.
-    expect(invalid.content[0]?.text).toMatch(/^Input validation error: .*amount.* \(invalid_request\)$/);
+    expect(invalid.content[0]?.text).toMatch(
+      /^Input validation error: Invalid arguments for tool pay: Amount must be .* \(invalid_request\)$/,
+    );
     const unknownMethod = await call('fetch_paid', { url: 'http://127.0.0.1:9/x', method: 'PATCH' });
     expect(unknownMethod.isError).toBe(true);
-    expect(unknownMethod.content[0]?.text).toMatch(/method.* \(invalid_request\)$/);
+    expect(unknownMethod.content[0]?.text).toMatch(/: Method must be one of "GET", "POST", "PUT", "DELETE" \(invalid_request\)$/);
+    // Each field named once, in Coffer's words (helper 174: "body: body: …", "url: URL: Invalid URL").
+    const bodyOnGet = await call('fetch_paid', { url: 'http://127.0.0.1:9/x', body: 'x' });
+    expect(bodyOnGet.content[0]?.text).toBe(
+      'Input validation error: Invalid arguments for tool fetch_paid: body: a GET request carries no body: leave body out, or send it with method POST or PUT (invalid_request)',
+    );
+    const notUrl = await call('fetch_paid', { url: 'not a url' });
+    expect(notUrl.content[0]?.text).toMatch(
+      /^Input validation error: Invalid arguments for tool fetch_paid: URL: [^:]*\(invalid_request\)$/,
+    );
+    const header = await call('fetch_paid', { url: 'http://127.0.0.1:9/x', headers: { 'X-A': 1 } });
+    expect(header.content[0]?.text).not.toMatch(/headers\.X-A: /);
     const overpriced = await call('pay', { service: 'demo-quotes', amount: '0.45' });
     expect(overpriced.isError).toBe(true);
     expect(overpriced.content[0]?.text).toMatch(/\(price_above_registry\)\. Next: find_service shows the price the registry lists/);
@@ -394,7 +407,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     // Neither a string nor a number: the amount rule in words, naming the field.
     const notAnAmount = await call('set_policy', { askAbove: true });
     expect(notAnAmount.isError).toBe(true);
-    expect(notAnAmount.content[0]?.text).toMatch(/askAbove.*must be an amount of USDC: a decimal string such as "0\.01", or a JSON number/);
+    expect(notAnAmount.content[0]?.text).toMatch(/: Ask above must be an amount of USDC: a decimal string such as "0\.01", or a JSON number/);
     const set = data(
       await call('set_policy', {
         budgets: [
