@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 import { BUDGET_WINDOWS } from './policy/windows.js';
 import { didYouMean } from './did-you-mean.js';
+import { isHonestName, isHonestText, LYING_MESSAGE } from './honest-text.js';
 import { issueWords } from './issue-words.js';
 import { RAILS, checksummedEvmAddress, isEvmAddress, isSolanaAddress, isZeroEvmAddress } from './rails.js';
 import { canonicalTimeZone, isTimeZone } from './time-zones.js';
@@ -78,35 +79,9 @@ export const recipientSchema = z
 
 export const currencySchema = z.string().optional();
 
-/**
- * Text an agent or a terminal writes and the owner reads (names in the dashboard, the tray and
- * notifications): it must show what it is. Refused: control characters (NUL cuts a name short, an
- * escape sequence recolours a terminal), bidirectional controls (U+202E turns "gpj.exe" around),
- * unpaired surrogates (no character at all), invisible characters that make two names look alike
- * (every default-ignorable one, U+200B, the Hangul fillers, a soft hyphen, tag characters, and the
- * interlinear annotation marks), and text that shows nothing at all ("\u200D" was a name). Kept, as
- * writing needs them: the joiner and non-joiner (an emoji's family, Persian words), variation
- * selectors (❤️), and an emoji flag's tags (🏴󠁧󠁢󠁳󠁣󠁴󠁿). Multi-line text (a description, a prompt) keeps its
- * line breaks and tabs.
- */
-const LYING_IN_A_LINE = /[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/u;
-const LYING_IN_TEXT = /[\p{Bidi_Control}\p{Zl}\p{Zp}]|[^\P{Cc}\t\n\r]/u;
-const INVISIBLE = /(?!\u200C|\u200D|\p{Variation_Selector})\p{Default_Ignorable_Code_Point}|[\uFFF9-\uFFFB]/u;
-/** An emoji flag's tag sequence (a black flag, its region's tags, the cancel tag), written as tags are meant. */
-const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
-const SHOWS_SOMETHING = /[^\s\p{Default_Ignorable_Code_Point}]/u;
-const LYING_MESSAGE = 'must not contain control characters, bidirectional controls, invisible characters or unpaired surrogates';
-
-/** A high surrogate without its low half, or a low one without its high half (not `u` mode on purpose). */
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const honest = (pattern: RegExp) => (text: string) =>
-  !UNPAIRED_SURROGATE.test(text) &&
-  !pattern.test(text) &&
-  !INVISIBLE.test(text.replace(EMOJI_TAG_SEQUENCE, '\u{1F3F4}')) &&
-  (text === '' || SHOWS_SOMETHING.test(text));
 /** A single-line name, and multi-line text. */
-const honestLine = <T extends z.ZodString>(schema: T) => schema.refine(honest(LYING_IN_A_LINE), LYING_MESSAGE);
-const honestText = <T extends z.ZodString>(schema: T) => schema.refine(honest(LYING_IN_TEXT), LYING_MESSAGE);
+const honestLine = <T extends z.ZodString>(schema: T) => schema.refine(isHonestName, LYING_MESSAGE);
+const honestText = <T extends z.ZodString>(schema: T) => schema.refine(isHonestText, LYING_MESSAGE);
 
 export const serviceIdSchema = honestLine(z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
 
@@ -404,7 +379,7 @@ export const x402PayBodySchema = strictFields({
     // Shown as given (the payment's resource, its default description): a URL as sent holds no space
     // and nothing that would lie on the owner's screen (the parser would drop or encode it).
     .refine(
-      (text) => honest(LYING_IN_A_LINE)(text) && !/\s/.test(text),
+      (text) => isHonestName(text) && !/\s/.test(text),
       'must be as sent: no spaces, control characters, bidirectional controls or invisible characters',
     )
     // It is the payment's `resource`, shown in the agent's history, the owner's activity and audit:
