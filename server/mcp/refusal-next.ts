@@ -46,6 +46,8 @@ export const NEXT_TOOL_CODES: readonly string[] = Object.keys(NEXT_TOOL);
  * (`stopped`), resuming comes first.
  */
 export function nextTool(code: string, stopped = false, message = ''): string | null {
+  // Archived, stopped for good: no resume starts it again (agent_archived), so none is offered (helper 178).
+  if (code === 'agent_suspended' && / is archived: /.test(message)) return null;
   if (!stopped && code === 'insufficient_funds') {
     const otherRail = OTHER_RAIL_CALLS.find(([words]) => words.test(message));
     if (otherRail !== undefined) return `${otherRail[1]}; or ${ALLOCATE}`;

@@ -577,20 +577,28 @@ describe("the owner's CLI", () => {
     await owner(['policy', 'emptied', '--ask-above', '0.005']);
     const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');
     const connection = readOwnerConnection(dataDir);
-    const held = await fetch(`${connection.url}/v1/agents/emptied/pay?owner=${connection.owner}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ service: 'demo-weather', amount: '0.01' }),
-    });
-    expect(held.status).toBe(202);
-    const { approvalId } = (await held.json()) as { approvalId: string };
-    // Its wallet emptied while the payment waits: the yes cannot be carried out.
+    const hold = async (nonce: string) => {
+      const held = await fetch(`${connection.url}/v1/agents/emptied/pay?owner=${connection.owner}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ service: 'demo-weather', amount: '0.01', nonce }),
+      });
+      expect(held.status).toBe(202);
+      return ((await held.json()) as { approvalId: string }).approvalId;
+    };
+    const approvalId = await hold('first');
+    const asJsonId = await hold('second');
+    // Its wallet emptied while the payments wait: the yes cannot be carried out.
     expect((await owner(['return', 'emptied'])).code).toBe(0);
     const approved = await owner(['approve', approvalId]);
     expect({ code: approved.code, stdout: approved.stdout }).toEqual({ code: 1, stdout: '' });
     expect(approved.stderr).toMatch(
       new RegExp(`^coffer: approved ${approvalId}, but it could not be carried out: .*\\(insufficient_funds\\)\n$`),
     );
+    // With --json too: the answer on stdout, and the failure's exit status (helper 178: it exited 0).
+    const asJson = await owner(['approve', asJsonId, '--json']);
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ approvalId: asJsonId, status: 'failed', errorCode: 'insufficient_funds' });
   });
 
   it('links a terminal by the URL its `coffer link` printed, once its code is typed; what the link prints runs as printed', async () => {
@@ -613,6 +621,8 @@ describe("the owner's CLI", () => {
     // Said on stderr, as a command that wants another word (helper 177: it was on stdout).
     expect({ code: unchecked.code, stdout: unchecked.stdout }).toEqual({ code: 2, stdout: '' });
     expect(unchecked.stderr).toContain(`code is ${code}: compare it with the code its terminal shows`);
+    // A usage error as every exit 2 is: the command's usage follows (helper 178).
+    expect(unchecked.stderr).toMatch(/\n\nusage:\n/);
     // The command that denies it, typed as it runs, this very link named.
     const deny = shellCommand(['deny', linkUrl, '--data-dir', dataDir]);
     expect(unchecked.stderr).toContain(`not the same: ${deny}\n`);

@@ -18,6 +18,7 @@ import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { budgetSteps, heldAskOf, passesLimit, stepWords } from '../../wire/policy/held-budgets.js';
 import type { PolicyResponse } from '../../wire/answers/policy.js';
+import { UsageError } from '../command-line.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -128,7 +129,11 @@ export async function approve(
   const token = linkToken(args.id);
   if (token !== null) return completeLink(api, token, { ...args, deny: ownerCommandLine(['deny', args.id], args.dataDir) }, out, err);
   const decided = await api.approve(args.id);
-  if (args.json) return printJson(decided, out);
+  // A yes that could not be carried out fails, with --json as without (helper 178: it exited 0).
+  if (args.json) {
+    printJson(decided, out);
+    return decided.status === 'approved' ? 0 : 1;
+  }
   if (decided.status !== 'approved') {
     // A failure, said where every command's is (stderr, `coffer: … (code)`), for a script to see.
     err.write(
@@ -159,10 +164,10 @@ async function completeLink(
   // URL sent by someone else would otherwise hand a new agent's key to their terminal. Said as a
   // usage error is (stderr, exit 2): nothing was done, and the command wants another word.
   if (args.code === undefined) {
-    err.write(
-      `coffer: this link request's code is ${details.code}: compare it with the code its terminal shows. The same: run again with --code ${details.code}; not the same: ${args.deny}\n`,
+    throw new UsageError(
+      `this link request's code is ${details.code}: compare it with the code its terminal shows. The same: run again with --code ${details.code}; not the same: ${args.deny}`,
+      'approve',
     );
-    return 2;
   }
   if (args.code.trim().toUpperCase() !== details.code) {
     throw new CofferApiError(

@@ -9,7 +9,7 @@
  *     the policy              policy_expired, service_not_allowed, max_per_payment_exceeded,
  *                             cooldown_active, daily_budget_exceeded (policy/rules.ts), budget_exceeded (policy/budgets.ts)
  *     the registry's price    price_above_registry
- *     the door's recipient    the door's own (/pay: price_below_registry, recipient_mismatch,
+ *     the door's recipient    the door's own (/pay: price_below_registry, amount_below_terms, recipient_mismatch,
  *                             service_not_found, recipient_not_ready)
  *     then the owner's yes    an agent's payment its policy asks about is held (policy/holds.ts)
  *   in the reservation (judgeInReservation), inside the one write that records it:

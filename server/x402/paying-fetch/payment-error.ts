@@ -6,9 +6,9 @@ import { CofferApiError } from '../../client/client-error.js';
 import type { PaymentMade } from './paid-response.js';
 
 export type PaymentErrorCode =
-  /** The 402 asks for something Coffer cannot pay: not USDC, another network, unreadable terms. */
+  /** The 402 cannot be read as terms Coffer pays: not USDC, neither x402's form nor Coffer's, unreadable terms. */
   | 'unreadable_402'
-  /** An x402 offer Coffer cannot pay (another network, scheme or asset; Coffer on the sim chain): refused before paying. */
+  /** An offer Coffer cannot pay (another network, scheme or asset; Coffer on the sim chain; Coffer's own 402 on another network): refused before paying. */
   | 'unsupported_offer'
   | 'price_above_registry'
   /** The 402's recipient is not the registry's address for the service it names. */

@@ -39,6 +39,13 @@ describe("the tool named after an agent's refused payment", () => {
     expect(allocate).not.toMatch(/with no rail asked|yes is for|may pay|pays from it/);
   });
 
+  it('offers no resume to an archived agent, stopped for good (helper 178)', () => {
+    expect(nextTool('agent_suspended', false, 'agent "a2" is archived: it was stopped for good, and pays nothing')).toBeNull();
+    expect(nextTool('agent_suspended', false, 'agent "a2" is stopped: its payments are refused until the owner resumes it')).toBe(
+      nextTool('agent_suspended'),
+    );
+  });
+
   it('after the refusal that tripped its breaker, names resume_agent', () => {
     expect(nextTool('max_per_payment_exceeded', true)).toBe(nextTool('agent_suspended'));
   });
