@@ -407,7 +407,9 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     // Neither a string nor a number: the amount rule in words, naming the field.
     const notAnAmount = await call('set_policy', { askAbove: true });
     expect(notAnAmount.isError).toBe(true);
-    expect(notAnAmount.content[0]?.text).toMatch(/: Ask above must be an amount of USDC: a decimal string such as "0\.01", or a JSON number/);
+    expect(notAnAmount.content[0]?.text).toMatch(
+      /: Ask above must be an amount of USDC: a decimal string such as "0\.01", or a JSON number/,
+    );
     const set = data(
       await call('set_policy', {
         budgets: [

@@ -127,7 +127,7 @@ export async function approve(
 ) {
   const { api } = ownerClient(args.dataDir);
   const token = linkToken(args.id);
-  if (token !== null) return completeLink(api, token, { ...args, deny: ownerCommandLine(['deny', args.id], args.dataDir) }, out, err);
+  if (token !== null) return completeLink(api, token, { ...args, deny: ownerCommandLine(['deny', args.id], args.dataDir) }, out);
   const decided = await api.approve(args.id);
   // A yes that could not be carried out fails, with --json as without (helper 178: it exited 0).
   if (args.json) {
@@ -157,7 +157,6 @@ async function completeLink(
   token: string,
   args: { json?: boolean; deny: string } & LinkChoices,
   out: Out,
-  err: Out,
 ): Promise<number> {
   const details = await api.linkDetails(token);
   // As on the dashboard's link page, the owner links a terminal only once its code is compared: a
