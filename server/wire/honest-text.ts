@@ -48,7 +48,8 @@ const hidesText = (text: string): boolean => TAG.test(text.replace(EMOJI_FLAG, '
 
 /** A single-line name (an agent's, a service's, a terminal's) shows what it is. */
 export function isHonestName(text: string): boolean {
-  if (UNPAIRED_SURROGATE.test(text) || CONTROL_IN_A_LINE.test(text) || hidesText(text)) return false;
+  if (UNPAIRED_SURROGATE.test(text) || CONTROL_IN_A_LINE.test(text)) return false;
+  // A tag outside a flag is default-ignorable, refused with every other invisible character here.
   const seen = WRITINGS_OWN.reduce((rest, own) => rest.replace(own, ''), text.replace(EMOJI_FLAG, '\u{1F3F4}'));
   return !INVISIBLE.test(seen) && (text === '' || SHOWS_SOMETHING.test(text));
 }
