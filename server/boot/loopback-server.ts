@@ -1,4 +1,5 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -55,18 +56,26 @@ export function closeServer(server: Server, forceAfterMs: number): Promise<void>
 /**
  * Requests Node rejects before the app sees them (headers over its 16 KiB, broken HTTP, a request
  * that took longer than its time) answered in JSON with a code, as the app answers, and never cached:
- * Node's own answer is a bare status with no body.
+ * Node's own answer is a bare status with no body. A CONNECT, which Node hands to no app, is an
+ * endpoint that does not exist, as any other unknown method (it was left with no answer at all).
  */
 export function answerRejectedRequestsInJson(server: Server, times: { headersTimeoutMs: number; requestTimeoutMs: number }): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy();
-    const [status, body] = refusalOf(error.code, times);
-    const json = JSON.stringify(body);
-    socket.end(
-      `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
-        `Cache-Control: no-store\r\nConnection: close\r\n\r\n${json}`,
-    );
+    endInJson(socket, ...refusalOf(error.code, times));
   });
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const target = (req.url ?? '').slice(0, 200);
+    endInJson(socket, '404 Not Found', { error: `no such endpoint: CONNECT ${target} (Coffer is not a proxy)`, code: 'not_found' });
+  });
+}
+
+function endInJson(socket: Duplex, status: string, body: { error: string; code: string }): void {
+  const json = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+      `Cache-Control: no-store\r\nConnection: close\r\n\r\n${json}`,
+  );
 }
 
 const seconds = (ms: number) => `${ms / 1000} s`;

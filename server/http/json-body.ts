@@ -1,7 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { CofferError } from '../wire/errors.js';
+import { quotedIdOr } from '../wire/quoted-id.js';
 import { sendError } from './errors.js';
+import { firstNameGivenTwice } from './json-names-once.js';
 
 /** The most a JSON body may hold (API.md: `413 body_too_large` past it). */
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
@@ -24,19 +26,23 @@ const declaredTooLarge: RequestHandler = (req, res, next) => {
  * Every body read as JSON whatever its Content-Type (curl -d sends form encoding by default), and as
  * UTF-8 only (RFC 8259): bytes that are not UTF-8 were read with replacement characters, so a service
  * id or memo was paid and kept as text the agent never sent; a charset said to be another is refused,
- * not decoded by it.
+ * not decoded by it. A field named twice in one object is refused by its name, not read as the last.
+ * GET and HEAD take no body: one sent is not read (a `{` on GET /v1/health was invalid_json).
  */
 export function jsonBody(): RequestHandler[] {
-  return [
-    declaredTooLarge,
-    express.json({
-      limit: JSON_BODY_LIMIT_BYTES,
-      type: () => true,
-      strict: true,
-      verify: (_req, _res, bytes, encoding) => {
-        if (!/^utf-?8$/i.test(encoding)) throw refusal('charset.unsupported');
-        if (!isUtf8(bytes)) throw refusal('body.not_utf8');
-      },
-    }),
-  ];
+  const parse = express.json({
+    limit: JSON_BODY_LIMIT_BYTES,
+    type: () => true,
+    strict: true,
+    verify: (_req, _res, bytes, encoding) => {
+      if (!/^utf-?8$/i.test(encoding)) throw refusal('charset.unsupported');
+      if (!isUtf8(bytes)) throw refusal('body.not_utf8');
+      const twice = firstNameGivenTwice(bytes.toString('utf8'));
+      if (twice !== null) {
+        throw new CofferError('invalid_json', `the request body names ${quotedIdOr(twice, 'one field')} twice: JSON names a field once`);
+      }
+    },
+  });
+  const bodiless = new Set(['GET', 'HEAD']);
+  return [declaredTooLarge, (req, res, next) => (bodiless.has(req.method) ? next() : parse(req, res, next))];
 }

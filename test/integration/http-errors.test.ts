@@ -185,6 +185,16 @@ describe('HTTP errors and guards', () => {
       expect((response.json as { error: string }).error).toBe(`no such endpoint: ${method} ${path}`);
       expect(await snapshot()).toEqual(before);
     });
+
+    it('CONNECT, whatever it names, is 404 not_found in JSON: Coffer is no proxy (helper 176: no answer at all)', async () => {
+      const port = t.server.port;
+      for (const target of ['example.com:443', `127.0.0.1:${port}`]) {
+        const answer = await overSocket(port, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+        expectRawError(answer, 404, 'not_found');
+        expect((answer.json as { error: string }).error).toBe(`no such endpoint: CONNECT ${target} (Coffer is not a proxy)`);
+        expect(answer.cacheControl).toBe('no-store');
+      }
+    });
   });
 
   describe('bodies', () => {
@@ -328,6 +338,44 @@ describe('HTTP errors and guards', () => {
       });
       expectRawError(response, 400, 'invalid_json');
       expect(response.json.error).toBe(`the request body must be a JSON object, not ${kind}`);
+    });
+
+    it('a body naming a field twice, at any depth, is 400 invalid_json by that name and changes nothing', async () => {
+      const { apiKey } = await fundedAgent(t, 'twice-payer', '1', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+      const before = await snapshot();
+      const recipient = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+      const pay = `/v1/agents/twice-payer/pay?owner=${t.owner}`;
+      // The last "amount" won: a reader of the first (a log, a proxy) saw 0.01 where 0.5 was paid.
+      const twice = await raw(t, 'POST', pay, {
+        body: `{"service":"s","recipient":"${recipient}","amount":"0.01","amount":"0.5"}`,
+        key: apiKey,
+      });
+      expectRawError(twice, 400, 'invalid_json');
+      expect(twice.json.error).toBe('the request body names "amount" twice: JSON names a field once');
+      // Escaped alike is the same name; in another object it is another field.
+      const escaped = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
+        body: '{"agentId":"twice-new","maxPerPayment":"1","dailyBudget":"1","daily\\u0042udget":"2"}',
+      });
+      expectRawError(escaped, 400, 'invalid_json');
+      expect(escaped.json.error).toBe('the request body names "dailyBudget" twice: JSON names a field once');
+      expect(await snapshot()).toEqual(before);
+      expect((await t.api('GET', `/v1/agents/twice-payer/spend-history?owner=${t.owner}`, { key: apiKey })).body.payments).toEqual([]);
+      // In an object of its own, or as a value, the same name is another field: read, then judged.
+      const nested = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
+        body: '{"agentId":"twice-nested","maxPerPayment":"1","dailyBudget":"1","displayName":{"dailyBudget":"1"}}',
+      });
+      expect(nested.json.code).toBe('invalid_request');
+      const apart = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
+        body: '{"agentId":"twice-apart","maxPerPayment":"1","dailyBudget":"1","displayName":"dailyBudget"}',
+      });
+      expect(apart.status).toBe(200);
+      expect(apart.json.agent.displayName).toBe('dailyBudget');
+    });
+
+    it('a body on GET is not read: a lone brace on GET /v1/health is answered as health (helper 176)', async () => {
+      const response = await raw(t, 'GET', '/v1/health', { body: '{', key: null });
+      expect(response.status).toBe(200);
+      expect(response.json).toMatchObject({ ok: true });
     });
 
     it('a body that is not UTF-8, or said to be in another charset, is 400 invalid_request and pays nothing', async () => {
