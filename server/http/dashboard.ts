@@ -10,7 +10,7 @@ import { packagePath } from '../package/package-files.js';
 import { bearerOf } from './principal.js';
 import { SESSION_TOKEN_PREFIX, type DashboardSessions } from './sessions.js';
 import type { SignedIn } from '../store/sign-in-store.js';
-import { noBody, parseWith } from './validate.js';
+import { noBody, parseWith, readTakesNoQuery } from './validate.js';
 import type { LoginLink, Session, SessionStarted, SignedOut } from '../wire/answers/session.js';
 
 /** The built dashboard (`npm run build`), wherever Coffer runs from. */
@@ -63,7 +63,7 @@ export function sessionRoutes(engine: Engine, sessions: DashboardSessions): Rout
     }
     res.json({ sessionToken: redeemed.sessionToken, ...sessionView(engine, redeemed.session) } satisfies SessionStarted);
   });
-  router.get('/session', (req, res) => {
+  router.get('/session', readTakesNoQuery, (req, res) => {
     const bearer = bearerOf(req);
     const session = bearer?.startsWith(SESSION_TOKEN_PREFIX) ? sessions.sessionOf(bearer) : null;
     if (session === null) {

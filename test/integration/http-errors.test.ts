@@ -779,6 +779,7 @@ describe('HTTP errors and guards', () => {
         ['/v1/link-sessions?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
         ['/v1/models?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
         ['/v1/services/demo-weather?rail=base', 'unknown query parameter "rail": this read takes no query parameter but ?owner='],
+        ['/v1/session?x=1', 'unknown query parameter "x": this read takes no query parameter but ?owner='],
       ] as const;
       for (const [path, words] of refused) {
         const response = await t.api('GET', t.withOwner(path));
