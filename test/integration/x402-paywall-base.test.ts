@@ -899,6 +899,48 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
   });
 
+  it('one authorization as v1 and as v2 at once: one settles, the other is receipt_already_used before the facilitator is asked (helper 182)', async () => {
+    const account = await buyer();
+    const before = { seller: await usdc(baseSeller), served, asked: evm.settles.asked };
+    const { headers, payload } = await paymentFor(account);
+    const v1 = {
+      'X-PAYMENT': Buffer.from(
+        JSON.stringify({ x402Version: 1, scheme: 'exact', network: BASE_SEPOLIA_X402.v1, payload: payload.payload }),
+      ).toString('base64'),
+    };
+    // Both at once: neither's settlement has begun as the other is looked at.
+    const answers = await Promise.all([fetch(`${api.url}/data`, { headers: v1 }), fetch(`${api.url}/data`, { headers })]);
+    const told = await Promise.all(
+      answers.map(async (answer) => (answer.status === 200 ? 200 : [answer.status, (await answer.json()).code])),
+    );
+    expect(told.sort()).toEqual([200, [402, 'receipt_already_used']].sort());
+    expect(evm.settles.asked).toBe(before.asked + 1);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+  });
+
+  it('an accepted authorization presented again under a fresh nonce or as v1 is receipt_already_used, asking no facilitator (helper 182)', async () => {
+    const account = await buyer();
+    const { headers, payload } = await paymentFor(account);
+    expect((await fetch(`${api.url}/data`, { headers })).status).toBe(200);
+    const before = { seller: await usdc(baseSeller), served, asked: evm.settles.asked };
+    const fresh = await paymentFor(await buyer());
+    const underFreshNonce = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader({ ...fresh.payload, payload: payload.payload }) };
+    const asV1 = {
+      'X-PAYMENT': Buffer.from(
+        JSON.stringify({ x402Version: 1, scheme: 'exact', network: BASE_SEPOLIA_X402.v1, payload: payload.payload }),
+      ).toString('base64'),
+    };
+    for (const again of [underFreshNonce, asV1]) {
+      const answer = await fetch(`${api.url}/data`, { headers: again });
+      const { code, error } = await answer.json();
+      expect([answer.status, code, error]).toEqual([402, 'receipt_already_used', 'this payment was already accepted']);
+    }
+    expect(evm.settles.asked).toBe(before.asked);
+    expect(served).toBe(before.served);
+    expect(await usdc(baseSeller)).toBe(before.seller);
+  });
+
   it('the same payment presented again while it settles is told to come back (503), then served once', async () => {
     const account = await buyer();
     const before = { seller: await usdc(baseSeller), served };

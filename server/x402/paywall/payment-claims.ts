@@ -22,16 +22,25 @@ export const claimUsed = (nonce: string): X402Refusal =>
  * accepted before the upgrade). And the facilitator resumes a settlement it sent by the payment's
  * signature alone: this very payment presented first under another nonce (or as v1) is that one's,
  * settled or not. Null: no replay (and what a paywall before the upgrade remembered of it is taken
- * over under today's digest).
+ * over under today's digest). An EVM authorization accepted under another claim is a replay too.
  */
 export function replayOfClaimed(
-  store: Pick<PaywallStore, 'isNonceUsed' | 'pendingSettlement' | 'settlementDigestChanged' | 'settlingUnderAnotherNonce'>,
+  store: Pick<
+    PaywallStore,
+    'isNonceUsed' | 'isAuthorizationAccepted' | 'pendingSettlement' | 'settlementDigestChanged' | 'settlingUnderAnotherNonce'
+  >,
   claim: string,
   nonce: string,
   settling: PaymentDigests | null,
 ): X402Refusal | null {
   const formerClaim = formerClaimOf(claim, settling);
   if (claim !== '' && (store.isNonceUsed(claim) || (formerClaim !== null && store.isNonceUsed(formerClaim)))) return claimUsed(nonce);
+  // An authorization accepted under another claim (a fresh nonce, or as v1) ran: the token refuses
+  // it again, so a facilitator asked would answer a failed simulation, or send a transaction that
+  // reverts at its own cost (helper 182).
+  if (settling?.authorization && store.isAuthorizationAccepted(settling.authorization.payer, settling.authorization.nonce)) {
+    return claimUsed('');
+  }
   adoptFormerDigest(store, claim, settling);
   if (presentedUnderAnotherNonce(store, claim, settling)) {
     return refuse('receipt_already_used', 'this payment was presented first under another nonce of this paywall');
@@ -54,6 +63,11 @@ export interface PaymentDigests {
    * such a paywall remembered is taken over (adoptFormerDigest).
    */
   formerDigest: string | null;
+  /**
+   * An EIP-3009 authorization's payer and nonce, which the token runs once whatever else it says;
+   * null on Solana. Accepted once, under whatever claim, it is a replay under any other.
+   */
+  authorization: { payer: string; nonce: string } | null;
 }
 
 /**

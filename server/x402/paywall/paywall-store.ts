@@ -38,6 +38,8 @@ export interface PaywallStore extends Omit<PendingSettlements, 'prune'> {
   /** Whether a payment was accepted in this transaction (whichever authorization): a receipt naming it buys nothing more. */
   isAccepted(txSignature: string): boolean;
   isNonceUsed(nonce: string): boolean;
+  /** Whether a payment was accepted as the EIP-3009 authorization `payer` signed with `nonce` (the token runs it once). */
+  isAuthorizationAccepted(payer: string, nonce: string): boolean;
   /**
    * A nonce handed out by an older paywall that stored them, until it expires: a buyer who paid one
    * just before an upgrade still gets what was paid for.
@@ -62,6 +64,11 @@ export function openPaywallStore(file: string): PaywallStore {
     ${acceptedPayments('IF NOT EXISTS accepted_payments')}
   `);
   keyedByAuthorization(db);
+  db.exec('CREATE INDEX IF NOT EXISTS accepted_by_authorization ON accepted_payments (authorization_nonce)');
+  // The payer as the facilitator spelled it: an address in either case is the same account.
+  const isAuthorizationAccepted = db
+    .prepare("SELECT 1 FROM accepted_payments WHERE authorization_nonce = ? AND authorization_nonce != '' AND payer = ? COLLATE NOCASE")
+    .pluck();
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
   const { prune: prunePending, ...pendingSettlements } = pendingSettlementsIn(db, (nonce) => isNonceUsed.get(nonce) !== undefined);
   // Stored nonces were replaced by authenticated ones (nonces.ts); an older file's table is read
@@ -99,6 +106,7 @@ export function openPaywallStore(file: string): PaywallStore {
     accept: (payment) => insertPayment.run({ ...payment, authorization: payment.authorization ?? '' }).changes === 1,
     isAccepted: (txSignature) => isAccepted.get(txSignature) !== undefined,
     isNonceUsed: (nonce) => isNonceUsed.get(nonce) !== undefined,
+    isAuthorizationAccepted: (payer, nonce) => isAuthorizationAccepted.get(nonce.toLowerCase(), payer) !== undefined,
     ...pendingSettlements,
     prune: (now) => {
       prune.run(now - 24 * 60 * 60 * 1000);

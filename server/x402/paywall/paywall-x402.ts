@@ -129,7 +129,7 @@ export function createPaywallX402(options: {
       // payment, which names none, under its digest): two payments naming one nonce at once would
       // otherwise both move money, and the second be refused after.
       const claim = claimOf(match.nonce, asOnChain);
-      const taken = settlingNow.take(claim, header);
+      const taken = settlingNow.take(claim, header, asOnChain?.digest ?? null);
       if (taken !== null) return taken;
       try {
         const replay = replayOfClaimed(options.store, claim, match.nonce, asOnChain);
@@ -160,7 +160,7 @@ export function createPaywallX402(options: {
         if (acceptance.ok && claim !== '') forgetSettlement(options.store, claim, options.log);
         return acceptance;
       } finally {
-        settlingNow.release(claim);
+        settlingNow.release(claim, asOnChain?.digest ?? null);
       }
     },
   };

@@ -125,6 +125,7 @@ export function baseSettling(
     // under a fresh nonce, and could take the buyer's one answer.
     digest: digest(fields),
     formerDigest: digest([...fields, signature]),
+    authorization: { payer: from, nonce },
     payer: from,
     paidIn: (transaction, settled) => chain.paidInTransaction(transaction, authorization, settled),
     sentSince:
@@ -162,6 +163,7 @@ export function solanaSettling(
   return {
     digest: message === null ? digest([transaction]) : digest(['solana message', message]),
     formerDigest: message === null ? null : digest([transaction]),
+    authorization: null,
     payer: null,
     // Its transaction is named by the fee payer's signature, which only the facilitator makes: found
     // by the payer's own signature in it.

@@ -46,6 +46,20 @@ describe('paywall store', () => {
     store.close();
   });
 
+  it('tells an EIP-3009 authorization accepted by its payer and nonce, the payer in either case', () => {
+    const store = openPaywallStore(':memory:');
+    const payer = '0xAbCd000000000000000000000000000000000001';
+    const nonce = `0x${'ab'.repeat(32)}`;
+    expect(store.accept({ ...accepted('0xtx1', 'n1'), payer, authorization: nonce })).toBe(true);
+    expect(store.isAuthorizationAccepted(payer.toLowerCase(), nonce.toUpperCase().replace('0X', '0x'))).toBe(true);
+    // Another payer's authorization with the same nonce is another authorization.
+    expect(store.isAuthorizationAccepted('0xAbCd000000000000000000000000000000000002', nonce)).toBe(false);
+    // A payment accepted by its transaction alone names no authorization.
+    expect(store.accept({ ...accepted('0xtx2', 'n2'), payer })).toBe(true);
+    expect(store.isAuthorizationAccepted(payer, '')).toBe(false);
+    store.close();
+  });
+
   it('prunes accepted payments a day past their nonce expiry, and keeps the rest', () => {
     const store = openPaywallStore(':memory:');
     const now = 10 * DAY;
