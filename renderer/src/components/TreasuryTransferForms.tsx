@@ -12,16 +12,20 @@ import { AmountForm } from './AmountForm.js';
  * USDC moved on chain between the treasury and an agent's wallet: allocated to it, or returned (its
  * balance on that rail offered). Where the Base rail is open and the agent has an account there, the
  * owner picks the rail both forms move on, each shown with what the agent holds there; until they
- * pick, it is where its money is (Solana, as the API's default, unless it holds USDC on Base alone).
+ * pick, it is where its money is (Solana, as the API's default, unless it holds USDC on Base alone),
+ * as first read: shown so, it is the owner's as much as one they clicked.
  */
 export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
   const { client, refresh, dashboard } = useDashboard();
-  // Where its money is, until the owner picks a rail: balances read after the card is drawn move it.
-  const [pickedByOwner, setPicked] = useState<Rail | null>(null);
-  const picked = pickedByOwner ?? railHolding(agent.balances);
-  if (!client) return null;
+  const [picked, setPicked] = useState<Rail | null>(null);
   const baseOffered = (dashboard?.treasury.baseNetwork ?? null) !== null && agent.wallets.base !== null;
-  const onBase = baseOffered && picked === 'base';
+  // Where its money is, until both balances are read (a Base balance read after the card is drawn
+  // moves it), then kept: a return that emptied Base moved a Base the owner saw chosen, never
+  // clicked, to Solana, and the next allocation with it (helper 181).
+  if (picked === null && baseOffered && agent.balances.base !== null) setPicked(railHolding(agent.balances));
+  if (!client) return null;
+  const shown = picked ?? railHolding(agent.balances);
+  const onBase = baseOffered && shown === 'base';
   const rail = onBase ? { rail: 'base' as const } : {};
   const landed = (balance: string) => (onBase ? `, on Base; its Base account now ${balance} USDC` : `; wallet now ${balance} USDC`);
   return (
@@ -31,7 +35,7 @@ export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
           <legend>Rail</legend>
           {(['sol', 'base'] as const).map((option) => (
             <label className="check" key={option}>
-              <input type="radio" name={`funds-rail-${agent.agentId}`} checked={picked === option} onChange={() => setPicked(option)} />
+              <input type="radio" name={`funds-rail-${agent.agentId}`} checked={shown === option} onChange={() => setPicked(option)} />
               {option === 'sol' ? 'Solana USDC' : 'Base USDC'}
               <span className="hint" data-testid={`funds-rail-holds-${option}`}>
                 {holdsWords(option === 'sol' ? agent.balances.sol : agent.balances.base)}

@@ -35,4 +35,22 @@ describe('the rail the Funds card moves USDC on', () => {
     rerender(<TreasuryTransferForms agent={agent('0.00', '4.00')} />);
     expect(radio(/Solana USDC/).checked).toBe(true);
   });
+
+  it('keeps the rail it showed with both balances read when they change: a return emptying Base left the next allocation on Solana (helper 181)', () => {
+    useDashboard.setState({
+      client: {} as never,
+      refresh: async () => {},
+      dashboard: { treasury: { baseNetwork: 'base-sepolia' } } as never,
+      pendingApprovals: [],
+    });
+    const { rerender } = render(<TreasuryTransferForms agent={agent('0.00', '4.00')} />);
+    expect(radio(/Base USDC/).checked).toBe(true);
+    // All of it returned on Base: the owner never clicked (Base was already chosen), and still sees Base.
+    rerender(<TreasuryTransferForms agent={agent('0.00', '0.00')} />);
+    expect(radio(/Base USDC/).checked).toBe(true);
+    expect(radio(/Solana USDC/).checked).toBe(false);
+    // Money arriving on Solana meanwhile moves nothing either.
+    rerender(<TreasuryTransferForms agent={agent('2.00', '0.00')} />);
+    expect(radio(/Base USDC/).checked).toBe(true);
+  });
 });
