@@ -215,7 +215,7 @@ test('deploy can fund the new agent in the same step', async ({ page }) => {
   await page.getByLabel('Return to the treasury').fill('2.5');
   await page.getByRole('button', { name: 'Return', exact: true }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Returned' })).toContainText(
-    'Returned 2.50 USDC to the treasury on chain; wallet now 10.00 USDC',
+    'Returned 2.50 USDC to the treasury on chain, on Solana; its Solana wallet now 10.00 USDC',
   );
 });
 

@@ -27,7 +27,13 @@ export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
   const shown = picked ?? railHolding(agent.balances);
   const onBase = baseOffered && shown === 'base';
   const rail = onBase ? { rail: 'base' as const } : {};
-  const landed = (balance: string) => (onBase ? `, on Base; its Base account now ${balance} USDC` : `; wallet now ${balance} USDC`);
+  // The rail named wherever the owner could have picked the other.
+  const landed = (balance: string) =>
+    onBase
+      ? `, on Base; its Base account now ${balance} USDC`
+      : baseOffered
+        ? `, on Solana; its Solana wallet now ${balance} USDC`
+        : `; wallet now ${balance} USDC`;
   return (
     <>
       {baseOffered && (

@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { vi } from 'vitest';
 import { TreasuryTransferForms } from '../../../../../renderer/src/components/TreasuryTransferForms.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import type { DashboardAgent } from '../../../../../renderer/src/api/types.js';
@@ -52,5 +53,20 @@ describe('the rail the Funds card moves USDC on', () => {
     // Money arriving on Solana meanwhile moves nothing either.
     rerender(<TreasuryTransferForms agent={agent('2.00', '0.00')} />);
     expect(radio(/Base USDC/).checked).toBe(true);
+  });
+
+  it('names the rail it moved on, Solana too, where both are offered (helper 181: only Base was named)', async () => {
+    const allocate = vi.fn(async () => ({ amount: '2.00', balance: '2.00' }));
+    useDashboard.setState({
+      client: { allocate } as never,
+      refresh: async () => {},
+      dashboard: { treasury: { baseNetwork: 'base-sepolia' } } as never,
+      pendingApprovals: [],
+    });
+    render(<TreasuryTransferForms agent={agent('0.00', '0.00')} />);
+    fireEvent.change(screen.getByLabelText('Allocate from the treasury'), { target: { value: '2' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Allocate' }));
+    await screen.findByText('Moved 2.00 USDC on chain, on Solana; its Solana wallet now 2.00 USDC');
+    expect(allocate).toHaveBeenCalledWith('alpha', { amount: '2' });
   });
 });

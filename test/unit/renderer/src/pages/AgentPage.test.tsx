@@ -155,7 +155,7 @@ describe('the Return field follows the agent’s balance', () => {
     client.allocate.mockResolvedValue({ amount: '3.00', balance: '8.00' });
     fireEvent.change(screen.getByLabelText('Allocate from the treasury'), { target: { value: '3' } });
     fireEvent.click(screen.getByRole('button', { name: 'Allocate' }));
-    await screen.findByText('Moved 3.00 USDC on chain; wallet now 8.00 USDC');
+    await screen.findByText('Moved 3.00 USDC on chain, on Solana; its Solana wallet now 8.00 USDC');
     expect(returnField().value).toBe('8.00');
   });
 
@@ -175,7 +175,7 @@ describe('the Return field follows the agent’s balance', () => {
     fireEvent.change(returnField(), { target: { value: '' } });
     expect(returnField().placeholder).toBe('all of it');
     fireEvent.click(screen.getByRole('button', { name: 'Return' }));
-    await screen.findByText('Returned 5.00 USDC to the treasury on chain; wallet now 0.00 USDC');
+    await screen.findByText('Returned 5.00 USDC to the treasury on chain, on Solana; its Solana wallet now 0.00 USDC');
     expect(client.returnFunds).toHaveBeenCalledWith('alpha', {});
   });
 
@@ -185,7 +185,7 @@ describe('the Return field follows the agent’s balance', () => {
     client.returnFunds.mockResolvedValue({ amount: '2.00', balance: '3.00' });
     fireEvent.change(returnField(), { target: { value: '2' } });
     fireEvent.click(screen.getByRole('button', { name: 'Return' }));
-    await screen.findByText('Returned 2.00 USDC to the treasury on chain; wallet now 3.00 USDC');
+    await screen.findByText('Returned 2.00 USDC to the treasury on chain, on Solana; its Solana wallet now 3.00 USDC');
     expect(returnField().value).toBe('3.00');
   });
 });
