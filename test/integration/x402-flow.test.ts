@@ -996,6 +996,27 @@ describe('the 402 flow against the demo paid API', () => {
       expect(await history('no-registry')).toHaveLength(0);
     });
 
+    it('keeps presenting the receipt while the API says "not yet" past a few tries: its verifier restarting (helper 180: paid, then 503 for good)', async () => {
+      const agent = await fundedAgent(t, 'verifier-restarting', '5.00');
+      let paidTries = 0;
+      // The seller's verifier (Coffer itself, on sim) down for five tries, about 7 s: the call gave up after four.
+      const restarting: typeof fetch = async (input, init) => {
+        if (new Headers(init?.headers).has('x-payment') && ++paidTries <= 5) {
+          return new Response(
+            JSON.stringify({ error: 'the payment could not be verified right now; try again', code: 'verifier_unavailable' }),
+            {
+              status: 503,
+            },
+          );
+        }
+        return fetch(input, init);
+      };
+      const served = await payingFetch(`${api.url}/weather`, {}, { agent: agentOf(agent, 'verifier-restarting'), fetch: restarting });
+      expect(served.response.status).toBe(200);
+      expect(paidTries).toBe(6);
+      expect(await history('verifier-restarting')).toHaveLength(1);
+    });
+
     it('retries the same receipt while the API says "not yet", and fails without paying again when its answer was lost', async () => {
       const agent = await fundedAgent(t, 'patient-fetch', '5.00');
       let paidTries = 0;

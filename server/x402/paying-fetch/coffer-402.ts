@@ -22,6 +22,8 @@ import { asCallers, givingUpOf, unlessGivenUp } from './callers-own.js';
 const PAYMENT_KEYS = ['paymentId', 'txSignature', 'amount', 'xPaymentHeader'] as const;
 /** Answers to a paid retry that mean "not yet" (chain lag, verifier down): the same receipt is tried again. */
 const NOT_YET = new Set(['transaction_not_found', 'verifier_unavailable']);
+/** The longest pause between two tries of the same receipt. */
+const NOT_YET_POLL_MS = 2_000;
 
 /** How long the agent's wallets are read for before Coffer's 402 is paid on Solana unread. */
 const BALANCE_READ_MS = 3_000;
@@ -95,6 +97,10 @@ export async function payCoffers402(
 
   const headers = new Headers(init.headers);
   headers.set('X-Payment', payment.header.value);
+  // The seller's "not yet" is followed as the chain's is (chainWaitMs, from the payment), four tries at
+  // least: a verifier restarting for ten seconds (Coffer's own, on sim) left the receipt paid and
+  // the call answered 503 for good (helper 180).
+  const notYetUntil = Date.now() + terms.chainWait.ms;
   for (let attempt = 0; ; attempt += 1) {
     let response: Response;
     try {
@@ -103,8 +109,9 @@ export async function payCoffers402(
       throw new PaymentError('paid_call_failed', paidButNoAnswer(url, error, init), { payment });
     }
     const code = response.status === 402 || response.status === 503 ? await codeOf(response) : null;
-    if (code !== null && NOT_YET.has(code) && attempt < 4) {
-      await sleep(500 * 2 ** attempt);
+    const pause = Math.min(500 * 2 ** attempt, NOT_YET_POLL_MS);
+    if (code !== null && NOT_YET.has(code) && (attempt < 4 || Date.now() + pause <= notYetUntil)) {
+      await sleep(pause);
       continue;
     }
     if (response.status === 402) {

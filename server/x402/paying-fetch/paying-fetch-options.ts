@@ -63,7 +63,9 @@ export interface PayingFetchOptions {
    * `payment_pending`: `/pay` is asked again under the payment's Idempotency-Key every few seconds,
    * which answers its receipt once it lands (the request is then sent with it), its refusal once it
    * cannot, or, where nothing was recorded (the chain could not even be asked to sign), makes the
-   * payment then. The same key never pays twice. Default 60 s; 0 gives up at the first answer.
+   * payment then. The same key never pays twice. Default 60 s; 0 gives up at the first answer. The
+   * paid request is sent again with the same receipt, for as long from the payment (four times at
+   * least), while the seller answers "not yet" (`verifier_unavailable`, `transaction_not_found`).
    */
   chainWaitMs?: number;
   /** Told once when the call waits for the chain to confirm its payment (as `chainWaitMs` says). */
