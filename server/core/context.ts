@@ -84,6 +84,11 @@ export interface EngineState {
   whatIfs: Map<string, { running: number; admittedAt: number[] }>;
   /** The long polls waiting on a request's decision (approvals/decisions.ts), each ended by calling it. */
   decisionWaits: Set<() => void>;
+  /**
+   * The link sessions (by token hash) whose agent this process is deploying now, its funding with it:
+   * polled meanwhile, still pending (agents/link-sessions.ts).
+   */
+  linksDeploying: Set<string>;
 }
 
 export interface EngineContext extends EnginePorts {
@@ -101,6 +106,7 @@ export function createEngineContext(ports: EnginePorts): EngineContext {
       recentRefusals: new Map(),
       whatIfs: new Map(),
       decisionWaits: new Set(),
+      linksDeploying: new Set(),
       walletReadings: new Map(),
     },
   };

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { deployAgent, manualClock } from '../helpers/coffer.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEther } from 'viem';
+import { TestEvmNode } from '../fixtures/test-evm-node.js';
+import { deployAgent, manualClock, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
 
@@ -218,5 +220,50 @@ describe('link sessions anyone on the machine may start', () => {
     expect((await create()).status).toBe(200);
     expect((await poll(late)).status).toBe(410);
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM link_sessions WHERE status = 'pending'").pluck().get()).toBe(2);
+  });
+});
+
+describe('a link funded on Base', () => {
+  let node: TestEvmNode;
+  beforeAll(async () => {
+    node = await TestEvmNode.start();
+  });
+  afterAll(async () => {
+    await node.stop();
+  });
+  const clock = manualClock();
+  const t = useCoffer(() => ({ clock, baseRpc: node.url }));
+
+  it('is still pending while its funding moves: the terminal is never told an empty wallet the owner funded (helper 183)', async () => {
+    const treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base;
+    await node.fundEth(treasury, parseEther('1'));
+    await node.mint(treasury, micro('10'));
+    const { token } = (await t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'coffer-cli' } })).body;
+    const poll = () => t.api('GET', `/v1/link-sessions/${token}`, { key: null });
+    // The funding's transfer waits to be mined: the agent exists, its money not yet moved.
+    await node.setAutomine(false);
+    const completing = t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), {
+      body: { agentId: 'funded-link', dailyBudget: '3.00', maxPerPayment: '0.25', fund: '1', fundRail: 'base' },
+    });
+    try {
+      const agentIds = async () =>
+        ((await t.api('GET', t.withOwner('/v1/agents'))).body.agents as { agentId: string }[]).map((a) => a.agentId);
+      await expect.poll(agentIds).toContain('funded-link');
+      clock.advance(2000);
+      expect((await poll()).body.status).toBe('pending');
+    } finally {
+      await node.setAutomine(true);
+      await node.mine(1);
+    }
+    const completed = await completing;
+    expect(completed.body).toMatchObject({
+      status: 'completed',
+      funding: { status: 'funded', allocation: { rail: 'base', amount: '1.00' } },
+    });
+    clock.advance(2000);
+    const collected = await poll();
+    expect(collected.body.status).toBe('completed');
+    const balance = await t.api('GET', t.withOwner('/v1/agents/funded-link/balance'), { key: collected.body.apiKey });
+    expect(balance.body.balances.base).toBe('1.00');
   });
 });

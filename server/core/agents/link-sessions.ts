@@ -106,8 +106,10 @@ export function pollLinkSession(ctx: EngineContext, token: string): LinkPoll {
 
   const owner = session.owner!;
   const agentId = session.agentId!;
-  // Claimed but the agent is still being created: not ready yet.
-  if (ctx.store.getAgent(owner, agentId) === null)
+  // Claimed but the agent is still being created, or funded: not ready yet. Handed out between its
+  // row and its funding, the terminal was told its wallet was empty, and to ask for money the owner
+  // had just moved (helper 183).
+  if (ctx.state.linksDeploying.has(session.tokenHash) || ctx.store.getAgent(owner, agentId) === null)
     return { status: 'pending' as const, expiresAt: iso(session.expiresAt), code: session.code };
   return ctx.store.transaction(() => {
     if (!ctx.store.markLinkSessionDelivered(session.tokenHash)) throw new CofferError('link_used', 'this link session was already used');
@@ -177,6 +179,7 @@ export async function completeLinkSession(
     throw new CofferError('link_used', 'this link session was completed meanwhile');
   }
   let deployed;
+  ctx.state.linksDeploying.add(session.tokenHash);
   try {
     deployed = ownerResult(
       await deployAgent(
@@ -195,6 +198,8 @@ export async function completeLinkSession(
   } catch (error) {
     ctx.store.reopenLinkSession(session.tokenHash);
     throw error;
+  } finally {
+    ctx.state.linksDeploying.delete(session.tokenHash);
   }
   audit(ctx, { actor: 'owner', owner: principal.owner, agentId, action: 'link.completed', detail: { client: session.client } });
   return { status: 'completed' as const, agentId, ...(deployed.funding === undefined ? {} : { funding: deployed.funding }) };
