@@ -160,3 +160,17 @@ describe('registry services paid on Base', () => {
     });
   });
 });
+
+describe('registry services where the Base rail is off', () => {
+  const t = useCoffer({ baseRpc: 'off' });
+
+  it('lists no Base terms, as this Coffer cannot pay there: a rail it would refuse (helper 183)', async () => {
+    const weather = await t.api('GET', '/v1/services/demo-weather');
+    expect(weather.body).toMatchObject({ id: 'demo-weather', network: 'sim', base: null });
+    const searched = await t.api('GET', '/v1/services/search?q=weather');
+    expect(searched.body.results.find((service: any) => service.id === 'demo-weather')).toMatchObject({ base: null });
+    // The rail such terms would be paid on is refused indeed.
+    const { apiKey } = await deployAgent(t, 'rail-off', { dailyBudget: '10', maxPerPayment: '1' });
+    expectError(await payUsdc(t, 'rail-off', apiKey, { service: 'demo-weather', amount: '0.01', rail: 'base' }), 503, 'rail_unavailable');
+  });
+});

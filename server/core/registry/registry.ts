@@ -20,8 +20,12 @@ export const DEMO_API_LISTED_URL = 'http://127.0.0.1:7403';
 const servedEndpoint = (endpoint: string, demoApiUrl: string | null): string =>
   demoApiUrl !== null && endpoint.includes(`${DEMO_API_LISTED_URL}/`) ? endpoint.replace(DEMO_API_LISTED_URL, demoApiUrl) : endpoint;
 
-/** A service as the registry answers it, its endpoint where it is served now (servedEndpoint). */
-const serviceView = (service: ServiceRecord, demoApiUrl: string | null = null): CatalogService => ({
+/**
+ * A service as the registry answers it, its endpoint where it is served now (servedEndpoint), and its
+ * Base terms only where this Coffer's Base rail is open: listed with the rail off, an agent was told
+ * to pay it on Base, and refused `rail_unavailable` (helper 183).
+ */
+const serviceView = (service: ServiceRecord, demoApiUrl: string | null, baseOpen: boolean): CatalogService => ({
   id: service.id,
   name: service.name,
   description: service.description,
@@ -32,7 +36,7 @@ const serviceView = (service: ServiceRecord, demoApiUrl: string | null = null): 
   source: service.source,
   payTo: service.payTo,
   network: service.network,
-  base: service.base,
+  base: baseOpen ? service.base : null,
 });
 
 const modelView = (model: ModelRecord): Model => ({
@@ -57,7 +61,7 @@ export async function searchServices(
 ): Promise<SearchResult> {
   const { results, total, totalIsCapped } = ctx.store.searchServices(query, limit);
   const demo = ctx.demoApiUrl?.() ?? null;
-  const catalog: Service[] = results.map((service) => serviceView(service, demo));
+  const catalog: Service[] = results.map((service) => serviceView(service, demo, (ctx.base ?? null) !== null));
   const bazaar = await bazaarForSearch(ctx, query, Math.max(0, limit - catalog.length));
   return {
     query,
@@ -71,13 +75,13 @@ export async function searchServices(
 export function getService(ctx: ContextWith<RegistryStore>, id: string): CatalogService {
   const service = ctx.store.getService(id);
   if (service === null) throw new CofferError('service_not_found', `no service ${quotedIdOr(id, 'with that id')} in the registry`);
-  return serviceView(service, ctx.demoApiUrl?.() ?? null);
+  return serviceView(service, ctx.demoApiUrl?.() ?? null, (ctx.base ?? null) !== null);
 }
 
 /** The registry's services paid to an address: how a paying client finds the listed price of a 402. */
 export function servicesPaidTo(ctx: ContextWith<RegistryStore>, payTo: string): ServicesPaidTo {
   const demo = ctx.demoApiUrl?.() ?? null;
-  return { results: ctx.store.servicesPaidTo(payTo).map((service) => serviceView(service, demo)) };
+  return { results: ctx.store.servicesPaidTo(payTo).map((service) => serviceView(service, demo, (ctx.base ?? null) !== null)) };
 }
 
 export function listModels(ctx: ContextWith<RegistryStore>): Models {
