@@ -6,7 +6,8 @@ import { ErrorNote } from './ErrorNote.js';
  * One amount of USDC and a button (allocate, faucet), validated like the server validates it. The
  * field shows `initial` (a return's: the wallet's balance) and follows it when it changes, until the
  * owner types an amount of their own; a done submit goes back to following it. `whenEmpty`: what an
- * empty field asks for (a return's: all of it, as the API takes no amount), submitted as null.
+ * empty field asks for (a return's: all of it, as the API takes no amount), submitted as null, and
+ * said on the button while the field is empty: a placeholder is hidden by the figure it replaces.
  */
 export function AmountForm(
   props: { label: string; action: string; initial?: string } & (
@@ -58,7 +59,7 @@ export function AmountForm(
         />
         <span className="unit">USDC</span>
         <button type="submit" className="button primary" disabled={busy}>
-          {busy ? 'Working…' : action}
+          {busy ? 'Working…' : whenEmpty !== undefined && amount.trim() === '' ? `${action} ${whenEmpty}` : action}
         </button>
       </div>
       <ErrorNote error={error} />

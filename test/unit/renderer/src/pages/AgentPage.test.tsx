@@ -174,7 +174,9 @@ describe('the Return field follows the agent’s balance', () => {
     client.returnFunds.mockResolvedValue({ amount: '5.00', balance: '0.00' });
     fireEvent.change(returnField(), { target: { value: '' } });
     expect(returnField().placeholder).toBe('all of it');
-    fireEvent.click(screen.getByRole('button', { name: 'Return' }));
+    // The button says what an empty field does (helper 181: a blanked field returned 19.19 unsaid).
+    expect(screen.queryByRole('button', { name: 'Return' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Return all of it' }));
     await screen.findByText('Returned 5.00 USDC to the treasury on chain, on Solana; its Solana wallet now 0.00 USDC');
     expect(client.returnFunds).toHaveBeenCalledWith('alpha', {});
   });
