@@ -662,6 +662,38 @@ describe('coffer status, pay, kill, open', () => {
     expect(spent.stderr).toContain(`\nnext: ${funding}\n`);
   });
 
+  it('fetch on Solana, short there, of a 402 payable on Base too: the same fetch with --rail base is the next step (helper 183)', async () => {
+    const baseOnly = join(dataDir, 'base-fetch.json');
+    const deployed = await post('/v1/agents/deploy', { agentId: 'base-fetch', dailyBudget: '3.00', maxPerPayment: '1.00' });
+    await post('/v1/agents/base-fetch/allocate', { amount: '0.05', rail: 'base' });
+    linkedAs(baseOnly, deployed);
+    const chainId = (await (await fetch(`${serve.url}/v1/health`)).json()).base.chainId;
+    // Coffer's own 402, offering Base beside Solana (to the demo API's Base address).
+    const paywall = createHttpServer((_req, res) => {
+      res.writeHead(402, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          amount: '0.01',
+          currency: 'USDC',
+          recipient: owner.owner,
+          network: 'sim',
+          base: { recipient: DEMO_BASE_PAY_TO, network: 'sim', chainId },
+        }),
+      );
+    }).listen(0, '127.0.0.1');
+    await once(paywall, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(paywall.address() as AddressInfo).port}/paid`;
+      const refused = await coffer(['fetch', url, '--rail', 'sol', '--config', baseOnly]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/\(insufficient_funds\)$/m);
+      const onBase = shellCommand(['fetch', url, '--rail', 'base', '--config', baseOnly]);
+      expect(refused.stderr).toContain(`\nnext: ${onBase} pays it from its wallet on Base; or the owner funds this agent's wallet`);
+    } finally {
+      paywall.close();
+    }
+  });
+
   it('link: an agent funded on Base alone is told to pay on Base, and the printed command pays', async () => {
     const linkedFile = join(dataDir, 'linked-on-base.json');
     const linking = linkInBackground(serve.url, linkedFile);

@@ -59,19 +59,7 @@ export async function fetchCommand(
       // The same call again (its method, headers, body and rail: what it pays for), with the request,
       // until it ends: for a Coffer paywall's 402, with its terms (what the yes paid is presented then).
       ({ approvalId, expiresAt }) =>
-        `${agentCommandLine(
-          [
-            'fetch',
-            args.url,
-            ...(args.method === undefined ? [] : ['--method', args.method]),
-            ...args.headers.flatMap(([name, value]) => ['--header', withoutCredential(`${name}: ${value}`)]),
-            ...(args.data === undefined ? [] : ['--data', args.data]),
-            ...(args.rail === undefined ? [] : ['--rail', args.rail]),
-            '--approval',
-            approvalId,
-          ],
-          configPath,
-        )} picks it up, until ${localTime(expiresAt)}`,
+        `${agentCommandLine(fetchWords(args, { rail: args.rail, approvalId }), configPath)} picks it up, until ${localTime(expiresAt)}`,
     );
     if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
@@ -103,12 +91,33 @@ export async function fetchCommand(
     const code = error.details.cofferCode ?? error.code;
     err.write(`coffer: ${error.message} (${code})\n`);
     if (paid) err.write(`${afterFailedCall(paid)}\n`);
-    // What the agent's terminal can do about Coffer's refusal, as `coffer pay` says it.
+    // What the agent's terminal can do about Coffer's refusal, as `coffer pay` says it; short on one
+    // rail where the 402 is payable on Base too, the same fetch there first (helper 183: the words
+    // said "ask again with the rail", and the next step was the owner's funding alone).
     const stopped = error.details.agentStopped !== undefined;
     const next = nextStep('fetch', code, { agentId: agent.agentId, rail: args.rail, configPath, stopped });
-    if (next !== null) err.write(`next: ${next}\n`);
+    const otherRail =
+      error.details.otherRail === 'base' && !stopped ? agentCommandLine(fetchWords(args, { rail: 'base' }), configPath) : null;
+    if (otherRail !== null) err.write(`next: ${otherRail} pays it from its wallet on Base${next === null ? '' : `; or ${next}`}\n`);
+    else if (next !== null) err.write(`next: ${next}\n`);
     return exitStatusOf(code);
   }
+}
+
+/** The same fetch as typed (credentials left out), on `rail`, picking up `approvalId` where given. */
+function fetchWords(
+  args: { url: string; method?: string; headers: [name: string, value: string][]; data?: string },
+  as: { rail: Rail | undefined; approvalId?: string },
+): string[] {
+  return [
+    'fetch',
+    args.url,
+    ...(args.method === undefined ? [] : ['--method', args.method]),
+    ...args.headers.flatMap(([name, value]) => ['--header', withoutCredential(`${name}: ${value}`)]),
+    ...(args.data === undefined ? [] : ['--data', args.data]),
+    ...(as.rail === undefined ? [] : ['--rail', as.rail]),
+    ...(as.approvalId === undefined ? [] : ['--approval', as.approvalId]),
+  ];
 }
 
 /** Headers that carry a credential (stderr is often kept: CI logs, an MCP host's transcript, a model's context). */

@@ -59,7 +59,7 @@ export function withBaseFunds(error: PaymentError, baseFree: string | null) {
   const said = short
     ? `; on Base, where the 402 is payable too, ${baseFree}`
     : `; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent's Base wallet`;
-  return new PaymentError(error.code, `${error.message}${said}`, error.details);
+  return new PaymentError(error.code, `${error.message}${said}`, { ...error.details, ...(short ? {} : { otherRail: 'base' as const }) });
 }
 
 /**

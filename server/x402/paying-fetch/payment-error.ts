@@ -4,6 +4,7 @@
 import type { PaymentInstructions } from '../payment-required.js';
 import { CofferApiError } from '../../client/client-error.js';
 import type { PaymentMade } from './paid-response.js';
+import type { Rail } from '../../wire/rails.js';
 
 export type PaymentErrorCode =
   /** The 402 cannot be read as terms Coffer pays: not USDC, neither x402's form nor Coffer's, unreadable terms. */
@@ -49,6 +50,8 @@ export class PaymentError extends CofferApiError {
       instructions?: PaymentInstructions;
       payment?: PaymentMade;
       response?: Response;
+      /** Short of funds on the rail paid, where the 402 is payable on this one too, as its words say: the call to offer first. */
+      otherRail?: Rail;
     } = {},
   ) {
     super(details.status ?? 0, code, message, details.agentStopped);
