@@ -599,6 +599,9 @@ describe("the owner's CLI", () => {
     const asJson = await owner(['approve', asJsonId, '--json']);
     expect(asJson.code).toBe(1);
     expect(JSON.parse(asJson.stdout)).toMatchObject({ approvalId: asJsonId, status: 'failed', errorCode: 'insufficient_funds' });
+    // Asked again, it says what became of it in words (helper 180: "this request is already failed").
+    const again = await owner(['approve', approvalId]);
+    expect(again.stderr).toBe('coffer: this request already failed (approval_decided)\n');
   });
 
   it('links a terminal by the URL its `coffer link` printed, once its code is typed; what the link prints runs as printed', async () => {
