@@ -98,6 +98,10 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   await page.getByLabel('Test USDC on Base (sim faucet)').fill('25');
   await page.getByRole('button', { name: 'Add test USDC on Base' }).click();
   await expect(onBase).toContainText('On Base: 1,025.00 USDC');
+  // Said in words a person reads (helper 181: "its balance there now 1,102.00 USDC").
+  await expect(page.getByRole('status').filter({ hasText: 'on Base' })).toHaveText(
+    "Added 25.00 USDC on Base; the treasury's Base account now holds 1,025.00 USDC",
+  );
   await expect(page.getByRole('img', { name: /QR code of the Base deposit address 0x/ })).toBeVisible();
   await page.getByTestId('treasury-base').screenshot({ path: join(SCREENSHOTS, 'treasury-base.png') });
 

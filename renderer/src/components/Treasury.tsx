@@ -85,7 +85,7 @@ export function Treasury() {
                 onSubmit={async (amount) => {
                   const result = await client.faucet({ amount, rail: 'base' });
                   await refresh();
-                  return `Added ${readableAmount(result.deposit.amount)} USDC on Base; its balance there now ${readableAmount(result.treasury.balance)} USDC`;
+                  return `Added ${readableAmount(result.deposit.amount)} USDC on Base; the treasury's Base account now holds ${readableAmount(result.treasury.balance)} USDC`;
                 }}
               />
             )}
