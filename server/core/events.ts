@@ -5,7 +5,16 @@
  */
 import type { Rail } from '../wire/rails.js';
 export type CofferEvent =
-  | { type: 'payment'; owner: string; agentId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string; service: string }
+  | {
+      type: 'payment';
+      owner: string;
+      agentId: string;
+      paymentId: string;
+      status: 'confirmed' | 'failed';
+      amount: string;
+      service: string;
+      rail: Rail;
+    }
   | {
       type: 'payment_refused';
       owner: string;
@@ -16,9 +25,18 @@ export type CofferEvent =
       service: string;
       rail: Rail | null;
     }
-  | { type: 'allocation'; owner: string; agentId: string; allocationId: string; status: 'confirmed' | 'failed'; amount: string }
-  | { type: 'return'; owner: string; agentId: string; returnId: string; status: 'confirmed' | 'failed'; amount: string }
-  | { type: 'refund'; owner: string; agentId: string; refundId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string }
+  | { type: 'allocation'; owner: string; agentId: string; allocationId: string; status: 'confirmed' | 'failed'; amount: string; rail: Rail }
+  | { type: 'return'; owner: string; agentId: string; returnId: string; status: 'confirmed' | 'failed'; amount: string; rail: Rail }
+  | {
+      type: 'refund';
+      owner: string;
+      agentId: string;
+      refundId: string;
+      paymentId: string;
+      status: 'confirmed' | 'failed';
+      amount: string;
+      rail: Rail;
+    }
   /** `reason` comes with an agent that stopped itself (its breaker tripped): why, in words. */
   | { type: 'agent'; owner: string; agentId: string; status: 'active' | 'suspended' | 'deployed' | 'archived'; reason?: string }
   /** `request` (what was asked) comes with a request just made (status `pending`). */

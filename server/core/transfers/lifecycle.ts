@@ -313,19 +313,20 @@ function announceSettlement(ctx: EngineContext, row: TransferRecord, status: 'co
 
 function settledEvent(row: TransferRecord, status: 'confirmed' | 'failed', txSignature: string | null): CofferEvent | null {
   const amount = formatUsdc(row.amount);
-  const { owner } = row;
+  // Each move says its rail: a listener tells a Base payment from a Solana one (helper 183).
+  const { owner, rail } = row;
   switch (row.kind) {
     case 'payment':
-      return { type: 'payment', owner, agentId: row.agentId, paymentId: row.id, status, amount, service: row.serviceId };
+      return { type: 'payment', owner, agentId: row.agentId, paymentId: row.id, status, amount, service: row.serviceId, rail };
     case 'allocation':
-      return { type: 'allocation', owner, agentId: row.agentId, allocationId: row.id, status, amount };
+      return { type: 'allocation', owner, agentId: row.agentId, allocationId: row.id, status, amount, rail };
     case 'return':
-      return { type: 'return', owner, agentId: row.agentId, returnId: row.id, status, amount };
+      return { type: 'return', owner, agentId: row.agentId, returnId: row.id, status, amount, rail };
     case 'faucet':
     case 'deposit':
       return status === 'confirmed' && txSignature !== null ? { type: 'deposit', owner, amount, txSignature, rail: row.rail } : null;
     case 'refund':
-      return { type: 'refund', owner, agentId: row.agentId, refundId: row.id, paymentId: row.paymentId, status, amount };
+      return { type: 'refund', owner, agentId: row.agentId, refundId: row.id, paymentId: row.paymentId, status, amount, rail };
   }
 }
 

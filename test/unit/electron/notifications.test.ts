@@ -118,7 +118,17 @@ describe('desktop notifications, computed from engine events', () => {
     expect(notificationFor({ type: 'backup', owner: 'o', file: 'written', at })).toBeNull();
     expect(notificationFor({ type: 'backup', owner: 'o', recoveryPhrase: 'confirmed', at })).toBeNull();
     expect(
-      notificationFor({ type: 'payment', owner: 'o', agentId: 'a', paymentId: 'p', status: 'confirmed', amount: '1', service: 's', at }),
+      notificationFor({
+        type: 'payment',
+        owner: 'o',
+        agentId: 'a',
+        paymentId: 'p',
+        status: 'confirmed',
+        amount: '1',
+        service: 's',
+        rail: 'sol',
+        at,
+      }),
     ).toBeNull();
   });
 });
