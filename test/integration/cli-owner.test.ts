@@ -549,6 +549,9 @@ describe("the owner's CLI", () => {
     });
     expect(held.status).toBe(202);
     const { approvalId } = (await held.json()) as { approvalId: string };
+    // Sent with no description: no empty "for:" line (helpers 177, 183).
+    const asked = (await owner(['approvals'])).stdout;
+    expect(asked).toMatch(new RegExp(`^${approvalId} {2}denied: Pay 0\\.01 USDC on Solana to demo-weather.*\n {2}why: `, 'm'));
     const denied = await owner(['deny', approvalId]);
     expect(denied.stdout).toBe(`Denied ${approvalId}: Pay 0.01 USDC on Solana to demo-weather (93ug…Dnrx); nothing was carried out.\n`);
     const listed = JSON.parse((await owner(['approvals', '--all', '--json'])).stdout) as {

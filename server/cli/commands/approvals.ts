@@ -83,10 +83,12 @@ function approvalLines(approval: Approval, timeZone: string, policies: Map<strin
       : `${approval.status}${approval.decidedAt ? ` ${localTime(approval.decidedAt)}` : ''}${failed}`;
   const asker = approval.targetAgentId === approval.agentId ? approval.agentId : `${approval.agentId} (for ${approval.targetAgentId})`;
   // What a payment buys, as the agent said it (`coffer fetch GET <url>`): two held alike tell apart.
-  const description = approval.kind === 'payment' && typeof approval.request.description === 'string' ? approval.request.description : null;
+  // Its first line, where it says anything (a payment sent without one has "").
+  const said = approval.kind === 'payment' && typeof approval.request.description === 'string' ? approval.request.description : '';
+  const description = said.split(/\r?\n/)[0]!.trim();
   return (
     `${approval.approvalId}  ${asker}: ${what}\n` +
-    (description === null ? '' : `  for: ${description.split(/\r?\n/)[0]}\n`) +
+    (description === '' ? '' : `  for: ${description}\n`) +
     `  ${reason === undefined ? '' : `why: ${reason}; `}${state}\n` +
     heldBudgetLines(approval, timeZone, policies.get(approval.agentId))
   );
