@@ -71,6 +71,9 @@ export function answerRejectedRequestsInJson(server: Server, times: { headersTim
 }
 
 function endInJson(socket: Duplex, status: string, body: { error: string; code: string }): void {
+  // Security invariant: a socket handed over with its request (CONNECT) has no error listener left of
+  // Node's, so a client resetting it threw in the server and ended the process (helper 186).
+  socket.on('error', () => socket.destroy());
   const json = JSON.stringify(body);
   socket.end(
     `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +

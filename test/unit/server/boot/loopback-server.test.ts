@@ -50,4 +50,26 @@ describe('requests Node refuses', () => {
     expect(head).toMatch(/\r\nCache-Control: no-store\r\n/i);
     expect(JSON.parse(body)).toEqual({ error: 'malformed HTTP request', code: 'invalid_request' });
   });
+
+  it('a CONNECT answered 404 in JSON, its client resetting the connection after, leaves the server up (helper 186: it exited)', async () => {
+    const listening = await listenOnLoopback(app as never, 0, { requestTimeoutMs: 60_000 });
+    server = listening.server;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(listening.port, '127.0.0.1', () =>
+        socket.write('CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example\r\n\r\n'),
+      );
+      socket.once('data', (chunk) => {
+        socket.resetAndDestroy();
+        resolve(chunk.toString('utf8'));
+      });
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+    expect(answer).toContain('"code":"not_found"');
+    // Reset while answering: given time to reach the server, which still answers.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await rawExchange(listening.port, 'GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 200 /,
+    );
+  });
 });
