@@ -547,6 +547,9 @@ describe('coffer status, pay, kill, open', () => {
     // The owner sets another agent's breaker.
     const owned = await coffer(['policy', 'other-agent', '--breaker', '3/10m', '--data-dir', dataDir, '--config', configFile]);
     expect(owned.stdout).toMatch(/breaker\s+stops after 3 refusals within 10 minutes/);
+    // No shares: said in words (helper 177: "warns at  never of a budget").
+    const quiet = await coffer(['policy', 'other-agent', '--warn-at', 'none', '--yes', '--data-dir', dataDir, '--config', configFile]);
+    expect(quiet.stdout, quiet.stderr).toMatch(/^ {2}warns at {2}never: no warning before a budget runs out$/m);
     // `coffer status` shows the budgets too.
     // Its words in the column of the lines around it ("  policy   ...").
     expect((await coffer(['status', '--config', configFile])).stdout).toMatch(/^ {2}budgets {2}1\.00 USDC a month/m);

@@ -57,7 +57,9 @@ function policyLines(answer: PolicyResponse): string[] {
   const end = endWords(answer);
   if (end !== null) lines.push(`ends      ${end}: every payment is refused after it`);
   const warnAt = p.warnAt ?? [80, 95];
-  lines.push(`warns at  ${warnAt.length ? warnAt.map((share) => `${share} %`).join(', ') : 'never'} of a budget`);
+  lines.push(
+    `warns at  ${warnAt.length ? `${warnAt.map((share) => `${share} %`).join(', ')} of a budget` : 'never: no warning before a budget runs out'}`,
+  );
   const breaker = breakerWords(p.breaker);
   if (breaker !== null) lines.push(`breaker   ${breaker}`);
   const asks = asksWords(answer);
