@@ -941,6 +941,31 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdc(baseSeller)).toBe(before.seller);
   });
 
+  it('a facilitator that names no payer: its accepted authorization is known again all the same (helper 186)', async () => {
+    // x402's verify and settle answers may leave the payer out.
+    const silent: FacilitatorClient = {
+      verify: async (payload, requirements) => ({ ...(await facilitator.verify(payload, requirements)), payer: undefined }),
+      settle: async (payload, requirements) => ({ ...(await facilitator.settle(payload, requirements)), payer: undefined }),
+      getSupported: () => facilitator.getSupported(),
+    };
+    const quiet = await paywallApi(silent);
+    try {
+      const account = await buyer();
+      const { headers, payload } = await paymentFor(account, quiet.url);
+      expect((await fetch(`${quiet.url}/data`, { headers })).status).toBe(200);
+      const asked = evm.settles.asked;
+      const fresh = await paymentFor(await buyer(), quiet.url);
+      const again = await fetch(`${quiet.url}/data`, {
+        headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader({ ...fresh.payload, payload: payload.payload }) },
+      });
+      const { code, error } = await again.json();
+      expect([again.status, code, error]).toEqual([402, 'receipt_already_used', 'this payment was already accepted']);
+      expect(evm.settles.asked).toBe(asked);
+    } finally {
+      await close(quiet.server);
+    }
+  });
+
   it('the same payment presented again while it settles is told to come back (503), then served once', async () => {
     const account = await buyer();
     const before = { seller: await usdc(baseSeller), served };

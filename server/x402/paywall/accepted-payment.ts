@@ -35,6 +35,10 @@ export function recorded(
   authorization: string | null,
 ): X402Acceptance | X402Refusal {
   const { amount, nonce, claim } = match;
+  // An authorization the transaction was seen to run is its signer's: the payer kept (and an accepted
+  // authorization found again by, payment-claims.ts), not the facilitator's word, which x402 lets it
+  // leave out (helper 186: an accepted authorization under a fresh nonce then went to the facilitator).
+  const payerRan = authorization === null ? payer : (carriedAuthorization(payload)?.from ?? payer);
   // An EVM transaction hash in one spelling (Coffer receipts name it in lower case): one
   // transaction is one answer however the facilitator spells it.
   const transaction = /^0x[0-9a-fA-F]{64}$/.test(settled.transaction) ? settled.transaction.toLowerCase() : settled.transaction;
@@ -47,7 +51,7 @@ export function recorded(
     // A v1 payment names no nonce of the paywall's: it uses up its claim (claimOf: `v1:` and its
     // digest), found used when it is presented again; one of no claim, its transaction.
     nonce: nonce !== '' ? nonce : claim !== '' ? claim : `x402:${settled.transaction}${authorization === null ? '' : `:${authorization}`}`,
-    payer,
+    payer: payerRan,
     amount,
     acceptedAt: now,
     nonceExpiresAt: match.nonceExpiresAt,
@@ -55,7 +59,7 @@ export function recorded(
   if (!accepted) return refuse('receipt_already_used', 'this payment was already accepted');
   return {
     ok: true,
-    payment: { rail, payer, amount, txSignature: transaction, nonce },
+    payment: { rail, payer: payerRan, amount, txSignature: transaction, nonce },
     response: {
       name: payload.x402Version === 1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE',
       value: encodePaymentResponseHeader(settled),
