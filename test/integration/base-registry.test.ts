@@ -169,6 +169,8 @@ describe('registry services where the Base rail is off', () => {
     expect(weather.body).toMatchObject({ id: 'demo-weather', network: 'sim', base: null });
     const searched = await t.api('GET', '/v1/services/search?q=weather');
     expect(searched.body.results.find((service: any) => service.id === 'demo-weather')).toMatchObject({ base: null });
+    // Nor is a service found by the Base address it is not listed with here (helper 186).
+    expect((await t.api('GET', `/v1/services?payTo=${DEMO_BASE_PAY_TO}`)).body).toEqual({ results: [] });
     // The rail such terms would be paid on is refused indeed.
     const { apiKey } = await deployAgent(t, 'rail-off', { dailyBudget: '10', maxPerPayment: '1' });
     expectError(await payUsdc(t, 'rail-off', apiKey, { service: 'demo-weather', amount: '0.01', rail: 'base' }), 503, 'rail_unavailable');

@@ -80,6 +80,8 @@ export function getService(ctx: ContextWith<RegistryStore>, id: string): Catalog
 
 /** The registry's services paid to an address: how a paying client finds the listed price of a 402. */
 export function servicesPaidTo(ctx: ContextWith<RegistryStore>, payTo: string): ServicesPaidTo {
+  // An EVM address is a service's Base terms, listed only where the Base rail is open (serviceView).
+  if ((ctx.base ?? null) === null && payTo.startsWith('0x')) return { results: [] };
   const demo = ctx.demoApiUrl?.() ?? null;
   return { results: ctx.store.servicesPaidTo(payTo).map((service) => serviceView(service, demo, (ctx.base ?? null) !== null)) };
 }
