@@ -89,7 +89,9 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   await page.getByRole('button', { name: 'Add test USDC', exact: true }).click();
   await expect(page.getByTestId('treasury-balance')).toHaveText('1,250.00 USDC');
   // Said with the figures' grouping, as the header shows the balance.
-  await expect(page.getByRole('status').filter({ hasText: 'Added' })).toHaveText('Added 250.00 USDC; treasury now 1,250.00 USDC');
+  await expect(page.getByRole('status').filter({ hasText: 'Added' })).toHaveText(
+    "Added 250.00 USDC on Solana; the treasury's Solana wallet now holds 1,250.00 USDC",
+  );
 
   // The treasury on Base too: its own deposit address (an EVM account), its test money, its faucet.
   const onBase = page.getByTestId('treasury-base');

@@ -53,7 +53,10 @@ export function Treasury() {
             onSubmit={async (amount) => {
               const result = await client.faucet({ amount });
               await refresh();
-              return `Added ${readableAmount(result.deposit.amount)} USDC; treasury now ${readableAmount(result.treasury.balance)} USDC`;
+              // The rail named where the other has a faucet of its own beside it (helper 186).
+              return baseAccount === null
+                ? `Added ${readableAmount(result.deposit.amount)} USDC; treasury now ${readableAmount(result.treasury.balance)} USDC`
+                : `Added ${readableAmount(result.deposit.amount)} USDC on Solana; the treasury's Solana wallet now holds ${readableAmount(result.treasury.balance)} USDC`;
             }}
           />
         )}

@@ -140,7 +140,7 @@ export async function approve(ctx: EngineContext, carriers: ApprovalCarriers, pr
   const approval = getApprovalOrThrow(ctx, principal.owner, id);
   // Every request an agent waits on loosens what it can spend (or, a deploy, hands out a key): a fresh sign-in.
   requireFreshSignIn(principal, ctx.clock.now(), approval.kind === 'deploy' ? FRESH_FOR.minting : FRESH_FOR.money);
-  if (!ctx.store.transitionApproval(id, 'pending', 'approved', ctx.clock.now())) throw alreadyDecided(ctx, principal.owner, id);
+  if (!ctx.store.transitionApproval(id, 'pending', 'approved', ctx.clock.now())) throw alreadyDecided(ctx, id);
   let outcome: ApprovalOutcome;
   try {
     // Carried out as the owner asked it to be, by the capability that owns its kind.
@@ -172,8 +172,10 @@ export async function approve(ctx: EngineContext, carriers: ApprovalCarriers, pr
  * A request decided before this decision, said as it stands now (read again: one decided by another
  * process meanwhile was read pending, and said "already pending").
  */
-function alreadyDecided(ctx: EngineContext, owner: string, id: string): CofferError {
-  const status = getApprovalOrThrow(ctx, owner, id).status;
+function alreadyDecided(ctx: EngineContext, id: string): CofferError {
+  // Read as stored (not through getApprovalOrThrow, whose expiry writes and announces, here inside a
+  // decision's write that is then undone).
+  const status = ctx.store.getApproval(id)?.status ?? 'gone';
   return new CofferError('approval_decided', status === 'failed' ? 'this request already failed' : `this request is already ${status}`);
 }
 
@@ -182,7 +184,7 @@ export function deny(ctx: EngineContext, principal: Principal, id: string): Deci
   const approval = getApprovalOrThrow(ctx, principal.owner, id);
   const now = ctx.clock.now();
   ctx.store.transaction(() => {
-    if (!ctx.store.transitionApproval(id, 'pending', 'denied', now)) throw alreadyDecided(ctx, principal.owner, id);
+    if (!ctx.store.transitionApproval(id, 'pending', 'denied', now)) throw alreadyDecided(ctx, id);
     // A denied payment is never paid: its hold ends in the same write.
     if (approval.paymentId !== null) ctx.store.failHeldPayment(approval.paymentId, HOLD_ENDINGS.denied, now);
     audit(ctx, {
