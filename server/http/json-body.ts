@@ -34,15 +34,26 @@ export function jsonBody(): RequestHandler[] {
     limit: JSON_BODY_LIMIT_BYTES,
     type: () => true,
     strict: true,
-    verify: (_req, _res, bytes, encoding) => {
+    verify: (req, _res, bytes, encoding) => {
       if (!/^utf-?8$/i.test(encoding)) throw refusal('charset.unsupported');
       if (!isUtf8(bytes)) throw refusal('body.not_utf8');
-      const twice = firstNameGivenTwice(bytes.toString('utf8'));
-      if (twice !== null) {
-        throw new CofferError('invalid_json', `the request body names ${quotedIdOr(twice, 'one field')} twice: JSON names a field once`);
-      }
+      texts.set(req, bytes.toString('utf8'));
     },
   });
+  // Looked at once the text parsed: a cut-off `{"a":1,"a":2` is not JSON, said so, not a name twice.
+  const namesOnce: RequestHandler = (req, _res, next) => {
+    const text = texts.get(req);
+    texts.delete(req);
+    const twice = text === undefined ? null : firstNameGivenTwice(text);
+    next(
+      twice === null
+        ? undefined
+        : new CofferError('invalid_json', `the request body names ${quotedIdOr(twice, 'one field')} twice: JSON names a field once`),
+    );
+  };
   const bodiless = new Set(['GET', 'HEAD']);
-  return [declaredTooLarge, (req, res, next) => (bodiless.has(req.method) ? next() : parse(req, res, next))];
+  return [declaredTooLarge, (req, res, next) => (bodiless.has(req.method) ? next() : parse(req, res, next)), namesOnce];
 }
+
+/** Each body's text, from its reading to the check of its names (namesOnce). */
+const texts = new WeakMap<object, string>();

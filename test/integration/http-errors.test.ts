@@ -358,6 +358,10 @@ describe('HTTP errors and guards', () => {
       });
       expectRawError(escaped, 400, 'invalid_json');
       expect(escaped.json.error).toBe('the request body names "dailyBudget" twice: JSON names a field once');
+      // Cut off after the name given twice: not JSON, said so (helper 186).
+      const cut = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), { body: '{"agentId":"twice-cut","agentId":"x"' });
+      expectRawError(cut, 400, 'invalid_json');
+      expect(cut.json.error).toBe('the request body is not valid JSON');
       expect(await snapshot()).toEqual(before);
       expect((await t.api('GET', `/v1/agents/twice-payer/spend-history?owner=${t.owner}`, { key: apiKey })).body.payments).toEqual([]);
       // In an object of its own, or as a value, the same name is another field: read, then judged.
