@@ -15,15 +15,18 @@ afterEach(() => {
 const agent = (sol: string, base: string | null) =>
   ({ agentId: 'alpha', wallets: { sol: 'So1ana', base: '0xBase' }, balances: { sol, base }, balance: sol }) as unknown as DashboardAgent;
 const radio = (name: RegExp) => screen.getByRole('radio', { name }) as HTMLInputElement;
+/** The dashboard as the card reads it, its Base rail open, signed in with `client`. */
+const withBaseOpen = (client: object) =>
+  useDashboard.setState({
+    client: client as never,
+    refresh: async () => {},
+    dashboard: { treasury: { baseNetwork: 'base-sepolia' } } as never,
+    pendingApprovals: [],
+  });
 
 describe('the rail the Funds card moves USDC on', () => {
   it("follows where the agent's money is until the owner picks one, then keeps the owner's pick", () => {
-    useDashboard.setState({
-      client: {} as never,
-      refresh: async () => {},
-      dashboard: { treasury: { baseNetwork: 'base-sepolia' } } as never,
-      pendingApprovals: [],
-    });
+    withBaseOpen({});
     // Drawn before its Base balance is read: Solana, the API's default.
     const { rerender } = render(<TreasuryTransferForms agent={agent('0.00', null)} />);
     expect(radio(/Solana USDC/).checked).toBe(true);
@@ -38,12 +41,7 @@ describe('the rail the Funds card moves USDC on', () => {
   });
 
   it('keeps the rail it showed with both balances read when they change: a return emptying Base left the next allocation on Solana (helper 181)', () => {
-    useDashboard.setState({
-      client: {} as never,
-      refresh: async () => {},
-      dashboard: { treasury: { baseNetwork: 'base-sepolia' } } as never,
-      pendingApprovals: [],
-    });
+    withBaseOpen({});
     const { rerender } = render(<TreasuryTransferForms agent={agent('0.00', '4.00')} />);
     expect(radio(/Base USDC/).checked).toBe(true);
     // All of it returned on Base: the owner never clicked (Base was already chosen), and still sees Base.
@@ -57,12 +55,7 @@ describe('the rail the Funds card moves USDC on', () => {
 
   it('names the rail it moved on, Solana too, where both are offered (helper 181: only Base was named)', async () => {
     const allocate = vi.fn(async () => ({ amount: '2.00', balance: '2.00' }));
-    useDashboard.setState({
-      client: { allocate } as never,
-      refresh: async () => {},
-      dashboard: { treasury: { baseNetwork: 'base-sepolia' } } as never,
-      pendingApprovals: [],
-    });
+    withBaseOpen({ allocate });
     render(<TreasuryTransferForms agent={agent('0.00', '0.00')} />);
     fireEvent.change(screen.getByLabelText('Allocate from the treasury'), { target: { value: '2' } });
     fireEvent.click(screen.getByRole('button', { name: 'Allocate' }));
