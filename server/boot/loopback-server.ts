@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { endSocketInJson } from '../http/socket-answer.js';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -62,23 +63,12 @@ export function closeServer(server: Server, forceAfterMs: number): Promise<void>
 export function answerRejectedRequestsInJson(server: Server, times: { headersTimeoutMs: number; requestTimeoutMs: number }): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy();
-    endInJson(socket, ...refusalOf(error.code, times));
+    endSocketInJson(socket, ...refusalOf(error.code, times));
   });
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const target = (req.url ?? '').slice(0, 200);
-    endInJson(socket, '404 Not Found', { error: `no such endpoint: CONNECT ${target} (Coffer is not a proxy)`, code: 'not_found' });
+    endSocketInJson(socket, 404, { error: `no such endpoint: CONNECT ${target} (Coffer is not a proxy)`, code: 'not_found' });
   });
-}
-
-function endInJson(socket: Duplex, status: string, body: { error: string; code: string }): void {
-  // Security invariant: a socket handed over with its request (CONNECT) has no error listener left of
-  // Node's, so a client resetting it threw in the server and ended the process (helper 186).
-  socket.on('error', () => socket.destroy());
-  const json = JSON.stringify(body);
-  socket.end(
-    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
-      `Cache-Control: no-store\r\nConnection: close\r\n\r\n${json}`,
-  );
 }
 
 const seconds = (ms: number) => `${ms / 1000} s`;
@@ -86,22 +76,19 @@ const seconds = (ms: number) => `${ms / 1000} s`;
 function refusalOf(
   code: string | undefined,
   times: { headersTimeoutMs: number; requestTimeoutMs: number },
-): [status: string, body: { error: string; code: string }] {
+): [status: number, body: { error: string; code: string }] {
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return [
-      '431 Request Header Fields Too Large',
-      { error: 'the request line and headers are larger than 16 KiB', code: 'invalid_request' },
-    ];
+    return [431, { error: 'the request line and headers are larger than 16 KiB', code: 'invalid_request' }];
   }
   // Headers or a body that never came whole: said as the time it took, not as broken HTTP (it was).
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return [
-      '408 Request Timeout',
+      408,
       {
         error: `the request did not arrive in time: its headers are taken for ${seconds(times.headersTimeoutMs)}, the whole request for ${seconds(times.requestTimeoutMs)}`,
         code: 'request_timeout',
       },
     ];
   }
-  return ['400 Bad Request', { error: 'malformed HTTP request', code: 'invalid_request' }];
+  return [400, { error: 'malformed HTTP request', code: 'invalid_request' }];
 }

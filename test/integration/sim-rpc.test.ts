@@ -35,6 +35,7 @@ import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import type { WalletKeyVault } from '../../server/keys/key-vault.js';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { WebSocket } from 'ws';
 
 /**
@@ -275,6 +276,30 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
       upgrade.end();
     });
     expect(refused).toBe(403);
+  });
+
+  it('an upgrade it refuses is answered in JSON, and its client resetting after leaves the server up (helper 187: it exited)', async () => {
+    const port = Number(new URL(t.url).port);
+    for (const [path, host, status, code] of [
+      ['/v1/health', `127.0.0.1:${port}`, 404, 'not_found'],
+      ['/rpc', 'evil.example', 403, 'bad_host'],
+    ] as const) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`),
+        );
+        socket.once('data', (chunk) => {
+          socket.resetAndDestroy();
+          resolve(chunk.toString('utf8'));
+        });
+        socket.on('error', reject);
+      });
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(JSON.parse(body)).toMatchObject({ code });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await fetch(`${t.url}/v1/health`)).status).toBe(200);
+    }
   });
 
   it("finds token accounts as a cluster's indexes do: by owner (and mint), by program with filters; a mint's supply; priority fees", async () => {

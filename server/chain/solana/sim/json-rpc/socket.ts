@@ -3,6 +3,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { SimRpcSubscriptions } from './subscriptions.js';
 import { HTTP_STATUS } from '../../../../http/error-status.js';
 import { loopbackRefusal } from '../../../../http/guards.js';
+import { endSocketInJson } from '../../../../http/socket-answer.js';
 
 /** The largest message a subscription client sends: a subscribe request is a few hundred bytes. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -18,10 +19,12 @@ export function serveSimRpcSubscriptions(server: Server, subscriptions: SimRpcSu
   server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const refusal = path === '/rpc' ? loopbackRefusal(req, port()) : null;
-    if (path !== '/rpc' || refusal !== null) {
-      const status = refusal === null ? 404 : HTTP_STATUS[refusal.code];
-      socket.end(`HTTP/1.1 ${status} ${refusal === null ? 'Not Found' : 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-      return;
+    // Answered in JSON as every refusal is, on a socket that keeps no error listener of Node's
+    // (helper 187: a client resetting a refused upgrade ended the server).
+    if (refusal !== null) return endSocketInJson(socket, HTTP_STATUS[refusal.code], { error: refusal.message, code: refusal.code });
+    if (path !== '/rpc') {
+      const target = path.slice(0, 200);
+      return endSocketInJson(socket, 404, { error: `no such endpoint: a WebSocket at ${target} (only /rpc is one)`, code: 'not_found' });
     }
     sockets.handleUpgrade(req, socket, head, (ws) => {
       const session = subscriptions.open((text) => {
