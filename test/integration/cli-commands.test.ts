@@ -692,6 +692,11 @@ describe('coffer status, pay, kill, open', () => {
       expect(refused.stderr).toMatch(/\(insufficient_funds\)$/m);
       const onBase = shellCommand(['fetch', url, '--rail', 'base', '--config', baseOnly]);
       expect(refused.stderr).toContain(`\nnext: ${onBase} pays it from its wallet on Base; or the owner funds this agent's wallet`);
+      // Base short too: no step that would be refused, the figure said instead (helper 187).
+      await post('/v1/agents/base-fetch/return', { rail: 'base', amount: '0.045' });
+      const bothShort = await coffer(['fetch', url, '--rail', 'sol', '--config', baseOnly]);
+      expect(bothShort.stderr).toMatch(/; on Base, where the 402 is payable too, 0\.005 \(insufficient_funds\)$/m);
+      expect(bothShort.stderr).not.toContain('--rail base pays it');
     } finally {
       paywall.close();
     }

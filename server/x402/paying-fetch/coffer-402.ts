@@ -89,10 +89,16 @@ export async function payCoffers402(
     payment = await withRetries(retries, () => pay(options, api, url, init, terms));
   } catch (error) {
     // Short on Solana where the 402 offers Base on this Coffer's chain: said, with what Base holds
-    // where it was read (the rail chosen), or how to pay there (Solana asked, nothing read).
-    if (error instanceof PaymentError)
-      throw rail !== 'sol' || !(funds !== null || (payable.base && listing.onBase)) ? error : withBaseFunds(error, funds?.base ?? null);
-    throw unreachableOr(options.agent, error);
+    // (read with the choice, or now where Solana was asked: offered unread, paying there was refused
+    // as short as well, helper 187), or how to pay there where it cannot be read.
+    if (!(error instanceof PaymentError)) throw unreachableOr(options.agent, error);
+    if (rail !== 'sol' || !(funds !== null || (payable.base && listing.onBase))) throw error;
+    const onBaseNow =
+      funds ??
+      (error.details.cofferCode === 'insufficient_funds'
+        ? await fundsOnEachRail(cofferOf(options.agent, timed(doFetch, BALANCE_READ_MS)), options.agent, offered, coffer.baseChainId)
+        : null);
+    throw withBaseFunds(error, onBaseNow?.base ?? null);
   }
 
   const headers = new Headers(init.headers);

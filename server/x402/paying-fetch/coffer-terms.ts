@@ -59,7 +59,9 @@ export function withBaseFunds(error: PaymentError, baseFree: string | null) {
   const said = short
     ? `; on Base, where the 402 is payable too, ${baseFree}`
     : `; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent's Base wallet`;
-  return new PaymentError(error.code, `${error.message}${said}`, { ...error.details, ...(short ? {} : { otherRail: 'base' as const }) });
+  // The call offered only where Base was read holding the amount: unread, paying there may be refused too.
+  const covers = baseFree !== null && !short;
+  return new PaymentError(error.code, `${error.message}${said}`, { ...error.details, ...(covers ? { otherRail: 'base' as const } : {}) });
 }
 
 /**
