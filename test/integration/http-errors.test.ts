@@ -406,6 +406,39 @@ describe('HTTP errors and guards', () => {
       expect((await t.api('GET', `/v1/agents/utf8-payer/spend-history?owner=${t.owner}`, { key: apiKey })).body.payments).toEqual([]);
     });
 
+    it('a body cut off before its end is never run as no body: a return does not move everything, a kill stops nothing (helper 188)', async () => {
+      await fundedAgent(t, 'cut-off', '1', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+      const before = await snapshot();
+      const port = t.server.port;
+      const head = (path: string, framing: string) =>
+        `POST ${t.withOwner(path)} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${t.ownerKey}\r\n` +
+        `Content-Type: application/json\r\n${framing}\r\n`;
+      /** Writes the bytes, then half-closes or resets, and waits for the server to have read them. */
+      const cut = (bytes: string, end: 'close' | 'reset') =>
+        new Promise<void>((resolve) => {
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.write(bytes, () => {
+              if (end === 'close') socket.end();
+              else socket.resetAndDestroy();
+            });
+          });
+          socket.on('data', () => undefined);
+          socket.on('error', () => undefined);
+          socket.on('close', () => resolve());
+        });
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+      // Five of its 17 bytes, then the client stops: half-closed, or reset.
+      await cut(head('/v1/agents/cut-off/return', 'Content-Length: 17\r\n') + '{"amo', 'close');
+      await cut(head('/v1/agents/cut-off/return', 'Content-Length: 17\r\n') + '{"amo', 'reset');
+      // Chunked: the whole body in one chunk, then a chunk size that is none.
+      await cut(head('/v1/agents/cut-off/return', 'Transfer-Encoding: chunked\r\n') + '11\r\n{"amount":"0.01"}\r\nzz\r\n', 'close');
+      await cut(head('/v1/agents/cut-off/kill', 'Transfer-Encoding: chunked\r\n') + '2\r\n{}\r\nzz\r\n', 'close');
+      await settle();
+      expect(await snapshot()).toEqual(before);
+      const balance = await t.api('GET', t.withOwner('/v1/agents/cut-off/balance'));
+      expect([balance.body.balance, balance.body.status ?? 'active']).toEqual(['1.00', 'active']);
+    });
+
     it('a declared body over 64 KiB is 413 at once, its bytes never waited for, and the connection closed', async () => {
       for (const length of ['100000', '99999999999']) {
         const answer = await overSocket(
