@@ -550,8 +550,17 @@ describe("the owner's CLI", () => {
     expect(held.status).toBe(202);
     const { approvalId } = (await held.json()) as { approvalId: string };
     // Sent with no description: no empty "for:" line (helpers 177, 183).
+    // Its words starting on line 2: that line is what it is for (helper 187).
+    const worded = await fetch(`${connection.url}/v1/agents/denied/pay?owner=${connection.owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ service: 'demo-weather', amount: '0.01', description: '\n  a forecast for Lisbon' }),
+    });
+    const wordedId = ((await worded.json()) as { approvalId: string }).approvalId;
     const asked = (await owner(['approvals'])).stdout;
     expect(asked).toMatch(new RegExp(`^${approvalId} {2}denied: Pay 0\\.01 USDC on Solana to demo-weather.*\n {2}why: `, 'm'));
+    expect(asked).toMatch(new RegExp(`^${wordedId} .*\n {2}for: a forecast for Lisbon\n`, 'm'));
+    await owner(['deny', wordedId]);
     const denied = await owner(['deny', approvalId]);
     expect(denied.stdout).toBe(`Denied ${approvalId}: Pay 0.01 USDC on Solana to demo-weather (93ug…Dnrx); nothing was carried out.\n`);
     const listed = JSON.parse((await owner(['approvals', '--all', '--json'])).stdout) as {

@@ -83,9 +83,13 @@ function approvalLines(approval: Approval, timeZone: string, policies: Map<strin
       : `${approval.status}${approval.decidedAt ? ` ${localTime(approval.decidedAt)}` : ''}${failed}`;
   const asker = approval.targetAgentId === approval.agentId ? approval.agentId : `${approval.agentId} (for ${approval.targetAgentId})`;
   // What a payment buys, as the agent said it (`coffer fetch GET <url>`): two held alike tell apart.
-  // Its first line, where it says anything (a payment sent without one has "").
+  // Its first line that says anything (a payment sent without one has ""; one may start on line 2).
   const said = approval.kind === 'payment' && typeof approval.request.description === 'string' ? approval.request.description : '';
-  const description = said.split(/\r?\n/)[0]!.trim();
+  const description =
+    said
+      .split(/\r?\n/)
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
   return (
     `${approval.approvalId}  ${asker}: ${what}\n` +
     (description === '' ? '' : `  for: ${description}\n`) +

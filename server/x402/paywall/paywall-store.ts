@@ -65,7 +65,7 @@ export function openPaywallStore(file: string): PaywallStore {
   `);
   keyedByAuthorization(db);
   db.exec('CREATE INDEX IF NOT EXISTS accepted_by_authorization ON accepted_payments (authorization_nonce)');
-  // The payer as the facilitator spelled it: an address in either case is the same account.
+  // The payer as kept (an authorization's signer, accepted-payment.ts), in either case: one account.
   const isAuthorizationAccepted = db
     .prepare("SELECT 1 FROM accepted_payments WHERE authorization_nonce = ? AND authorization_nonce != '' AND payer = ? COLLATE NOCASE")
     .pluck();
