@@ -84,9 +84,9 @@ module.exports = {
     ),
     never(
       'http-serves-only-the-embedded-chain',
-      "Of the HTTP door only its guard and error answers are shared, with the embedded chain's own HTTP face.",
+      "Of the HTTP door only its guard and error answers (on a request or a bare socket) are shared, with the embedded chain's own HTTP face.",
       '^server/chain/',
-      '^server/http/(?!guards|errors|error-status)',
+      '^server/http/(?!guards|errors|error-status|socket-answer)',
     ),
     never(
       'adapters-import-no-adapter',
