@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { endSocketInJson } from '../http/socket-answer.js';
+import { afterAnswersUnderWay, endSocketInJson } from '../http/socket-answer.js';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -61,22 +61,29 @@ export function closeServer(server: Server, forceAfterMs: number): Promise<void>
  * endpoint that does not exist, as any other unknown method (it was left with no answer at all).
  */
 export function answerRejectedRequestsInJson(server: Server, times: { headersTimeoutMs: number; requestTimeoutMs: number }): void {
+  // Node reports a broken connection again with each chunk that arrives after; it is refused once.
+  const refused = new WeakSet<Duplex>();
+  const refuse = (socket: Duplex, [status, body]: Refusal) => {
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    socket.on('error', () => socket.destroy());
+    afterAnswersUnderWay(socket, () => (socket.writable ? endSocketInJson(socket, status, body) : socket.destroy()));
+  };
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy();
-    endSocketInJson(socket, ...refusalOf(error.code, times));
+    refuse(socket, refusalOf(error.code, times));
   });
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const target = (req.url ?? '').slice(0, 200);
-    endSocketInJson(socket, 404, { error: `no such endpoint: CONNECT ${target} (Coffer is not a proxy)`, code: 'not_found' });
+    refuse(socket, [404, { error: `no such endpoint: CONNECT ${target} (Coffer is not a proxy)`, code: 'not_found' }]);
   });
 }
 
 const seconds = (ms: number) => `${ms / 1000} s`;
 
-function refusalOf(
-  code: string | undefined,
-  times: { headersTimeoutMs: number; requestTimeoutMs: number },
-): [status: number, body: { error: string; code: string }] {
+type Refusal = [status: number, body: { error: string; code: string }];
+
+function refusalOf(code: string | undefined, times: { headersTimeoutMs: number; requestTimeoutMs: number }): Refusal {
   if (code === 'HPE_HEADER_OVERFLOW') {
     return [431, { error: 'the request line and headers are larger than 16 KiB', code: 'invalid_request' }];
   }

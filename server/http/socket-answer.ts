@@ -15,3 +15,32 @@ export function endSocketInJson(socket: Duplex, status: number, body: { error: s
       `Content-Length: ${Buffer.byteLength(json)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${json}`,
   );
 }
+
+/** Node's answer now being written on a connection (its `_httpMessage`; later ones wait their turn). */
+type ConnectionWithAnswer = Duplex & {
+  _httpMessage?: (NodeJS.EventEmitter & { writableFinished: boolean; req?: { complete: boolean } }) | null;
+};
+
+/**
+ * Runs `then` once the answers to requests pipelined before this point are written, in order.
+ * Security invariant: a refusal must not end the connection under them: a request pipelined just
+ * before a broken one or a CONNECT was carried out and its answer lost (helper 188: a key replaced
+ * and handed to nobody). Node writes those answers one at a time, the next once one finishes.
+ * An answer to a request that never came whole is not waited for: the refusal is about that very
+ * request, and ending the connection under it is what keeps its cut-off body from running as none.
+ */
+export function afterAnswersUnderWay(socket: Duplex, then: () => void): void {
+  const answer = (socket as ConnectionWithAnswer)._httpMessage;
+  if (answer === undefined || answer === null || answer.writableFinished || answer.req?.complete === false) return then();
+  const onFinish = () => {
+    answer.off('close', onClose);
+    afterAnswersUnderWay(socket, then);
+  };
+  // Closed unfinished: the connection went with it, and there is nobody left to answer.
+  const onClose = () => {
+    answer.off('finish', onFinish);
+    socket.destroy();
+  };
+  answer.once('finish', onFinish);
+  answer.once('close', onClose);
+}

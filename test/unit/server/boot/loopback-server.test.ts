@@ -72,4 +72,34 @@ describe('requests Node refuses', () => {
       /^HTTP\/1\.1 200 /,
     );
   });
+
+  // Helper 188: a request pipelined before a broken one (or a CONNECT) was carried out while its answer
+  // was lost (a key replaced and handed to nobody): the refusal ended the socket under it.
+  const slowApp = (req: { url?: string }, res: { end: (body: string) => void }) =>
+    setTimeout(() => res.end(`answered ${req.url ?? ''}`), 150);
+  const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+
+  it('the requests pipelined before broken HTTP are answered, in order, before its 400', async () => {
+    const listening = await listenOnLoopback(slowApp as never, 0, { requestTimeoutMs: 60_000 });
+    server = listening.server;
+    const answer = await rawExchange(listening.port, get('/first') + get('/second') + 'NOT HTTP AT ALL\r\n\r\n');
+    const first = answer.indexOf('answered /first');
+    const second = answer.indexOf('answered /second');
+    const refusal = answer.indexOf('HTTP/1.1 400 Bad Request');
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(first);
+    expect(refusal).toBeGreaterThan(second);
+    expect(answer.slice(refusal)).toContain('{"error":"malformed HTTP request","code":"invalid_request"}');
+  });
+
+  it('a request pipelined before a CONNECT is answered before its 404', async () => {
+    const listening = await listenOnLoopback(slowApp as never, 0, { requestTimeoutMs: 60_000 });
+    server = listening.server;
+    const answer = await rawExchange(listening.port, get('/first') + 'CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example\r\n\r\n');
+    const first = answer.indexOf('answered /first');
+    const refusal = answer.indexOf('HTTP/1.1 404 Not Found');
+    expect(first).toBeGreaterThan(0);
+    expect(refusal).toBeGreaterThan(first);
+    expect(answer.slice(refusal)).toContain('"code":"not_found"');
+  });
 });
