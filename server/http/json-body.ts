@@ -23,6 +23,26 @@ const declaredTooLarge: RequestHandler = (req, res, next) => {
 };
 
 /**
+ * A body that goes on past the limit (chunked, its length never declared) is refused as soon as it
+ * has, and the connection closed with the answer: body-parser reads the rest off and drops it before
+ * it answers, so a chunk that never ended held the request until the server's request timeout.
+ * body-parser still sees the same bytes (a second reader of the stream) and refuses them itself; the
+ * error handler then has nothing left to say.
+ */
+const stopsPastTheLimit: RequestHandler = (req, res, next) => {
+  let read = 0;
+  const count = (chunk: Buffer) => {
+    read += chunk.length;
+    if (read <= JSON_BODY_LIMIT_BYTES) return;
+    req.off('data', count);
+    res.setHeader('Connection', 'close');
+    sendError(res, new CofferError('body_too_large', 'the request body is larger than 64 KiB'));
+  };
+  req.on('data', count);
+  next();
+};
+
+/**
  * Every body read as JSON whatever its Content-Type (curl -d sends form encoding by default), and as
  * UTF-8 only (RFC 8259): bytes that are not UTF-8 were read with replacement characters, so a service
  * id or memo was paid and kept as text the agent never sent; a charset said to be another is refused,
@@ -54,7 +74,10 @@ export function jsonBody(): RequestHandler[] {
   const bodiless = new Set(['GET', 'HEAD']);
   return [
     declaredTooLarge,
-    (req, res, next) => (bodiless.has(req.method) ? next() : cutOff(req, res, (error) => (error ? next(error) : parse(req, res, next)))),
+    (req, res, next) =>
+      bodiless.has(req.method)
+        ? next()
+        : cutOff(req, res, (error) => (error ? next(error) : stopsPastTheLimit(req, res, () => parse(req, res, next)))),
     namesOnce,
   ];
 }

@@ -452,6 +452,19 @@ describe('HTTP errors and guards', () => {
       }
     });
 
+    it('a chunked body that goes on past 64 KiB is 413 once the limit is passed, not read on to its end (helper 188)', async () => {
+      // One chunk of 1 MiB announced, 70 KiB of it sent, and the client waiting: the rest was read
+      // and dropped until the request timeout (120 s) before the 413 came.
+      const answer = await overSocket(
+        t.server.port,
+        `POST ${t.withOwner('/v1/agents/deploy')} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nAuthorization: Bearer ${t.ownerKey}\r\n` +
+          `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n100000\r\n{"agentId":"endless","displayName":"${'x'.repeat(70 * 1024)}`,
+      );
+      expectRawError(answer, 413, 'body_too_large');
+      expect(answer.head).toMatch(/\r\nconnection: close/i);
+      expectError(await t.api('GET', t.withOwner('/v1/agents/endless/balance')), 404, 'agent_not_found');
+    }, 20_000);
+
     it('a body over 64 KiB is 413 body_too_large, and nothing is created', async () => {
       const body = JSON.stringify({ agentId: 'too-big', dailyBudget: '1', maxPerPayment: '1', displayName: 'x'.repeat(70 * 1024) });
       expect(Buffer.byteLength(body)).toBeGreaterThan(64 * 1024);
