@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { Policy, PolicyWhatIf, Service } from '../api/types.js';
-import { pendingUpdate, type PolicyUpdate } from '../lib/policy-form.js';
+import { maxAboveDailyNote, pendingUpdate, type PolicyUpdate } from '../lib/policy-form.js';
 import { usePolicyDraft } from '../lib/use-policy-draft.js';
 import { usePolicySave } from '../lib/use-policy-save.js';
 import { useTimeZone } from '../state/store.js';
@@ -51,13 +51,14 @@ export function PolicyEditor({
     () => (tryUpdate ? pendingUpdate(draft, policy, { now: Date.now(), timeZone }) : null),
     [draft, policy, timeZone, tryUpdate !== undefined],
   );
-  const textField = (field: PolicyTextFieldName, label: string, inputMode: 'decimal' | 'numeric' | 'text') => (
+  const textField = (field: PolicyTextFieldName, label: string, inputMode: 'decimal' | 'numeric' | 'text', note: string | null = null) => (
     <PolicyTextField
       field={field}
       label={label}
       inputMode={inputMode}
       value={draft[field]}
       error={errors[field]}
+      note={note}
       onChange={(value) => edit({ [field]: value })}
     />
   );
@@ -69,7 +70,7 @@ export function PolicyEditor({
       <fieldset className="plain" disabled={busy}>
         <div className="fields">
           {textField('dailyBudget', 'Daily budget (USDC, rolling 24 h)', 'decimal')}
-          {textField('maxPerPayment', 'Max per payment (USDC)', 'decimal')}
+          {textField('maxPerPayment', 'Max per payment (USDC)', 'decimal', maxAboveDailyNote(draft))}
           {textField('cooldownSeconds', 'Cooldown between payments (seconds, 0 = none)', 'numeric')}
         </div>
         <AllowedServices

@@ -132,13 +132,15 @@ function endCandidate(end: EndDraft, timeZone: string): string | null {
   return Number.isNaN(at) ? end.time : new Date(at).toISOString();
 }
 
-/** "80, 95" or "80 % 95 %" as [80, 95]; anything else goes as NaN for the schema to refuse. */
-const sharesCandidate = (text: string) =>
+/** The shares as typed: "80, 95" or "80 % 95 %" as ["80", "95"]. */
+const sharesTyped = (text: string) =>
   text
     .replace(/%/g, ' ')
     .split(/[\s,;]+/)
-    .filter((token) => token !== '')
-    .map(whole);
+    .filter((token) => token !== '');
+
+/** "80, 95" or "80 % 95 %" as [80, 95]; anything else goes as NaN for the schema to refuse. */
+const sharesCandidate = (text: string) => sharesTyped(text).map(whole);
 
 function breakerCandidate(breaker: BreakerDraft) {
   const { refusals, spending } = breaker;
@@ -189,7 +191,7 @@ export function validatePolicyDraft(
   };
   for (const field of SINGLE_FIELDS) {
     const result = policyUpdateSchema.safeParse({ [field]: candidate[field] });
-    if (!result.success) errors[field] = describeIssues(result.error).message;
+    if (!result.success) errors[field] = inTheEditorsWords(field, result.error, draft);
   }
   Object.assign(errors, budgetErrors(draft.budgets, candidate.budgets));
   if (draft.scope === 'only' && draft.allowedServices.length === 0) {
@@ -222,6 +224,32 @@ export function validatePolicyDraft(
     }
   }
   return { ok: true, update };
+}
+
+/**
+ * The server's words, where the editor names a thing otherwise (helper 181): a warning share by what
+ * was typed, not counted as the wire's "item 2"; no threshold as the empty field it is, not the wire's null.
+ */
+function inTheEditorsWords(field: PolicyField, error: z.ZodError, draft: PolicyDraft): string {
+  const [issue] = error.issues;
+  const share = issue?.path[1];
+  if (field === 'warnAt' && typeof share === 'number' && issue !== undefined) {
+    const typed = sharesTyped(draft.warnAt)[share];
+    if (typed !== undefined) return `Warn at: "${typed}" ${issue.message}`;
+  }
+  const message = describeIssues(error).message;
+  return field === 'askAbove' ? message.replace(/, or null for none$/, ', or empty for never') : message;
+}
+
+/**
+ * A max per payment above the daily budget is the owner's to set, and never binds: no payment can be
+ * larger than what 24 hours allow. Said beside the field, not refused (the server takes it).
+ */
+export function maxAboveDailyNote(draft: Pick<PolicyDraft, 'dailyBudget' | 'maxPerPayment'>): string | null {
+  const daily = tryParseUsdc(draft.dailyBudget.trim());
+  const max = tryParseUsdc(draft.maxPerPayment.trim());
+  if (daily === null || max === null || max <= daily) return null;
+  return `Above the daily budget: no payment can be larger than ${formatUsdc(daily)}, what 24 hours allow`;
 }
 
 /** What Save would send for the draft now, or null while it is invalid or changes nothing: what the editor tries on past payments. */

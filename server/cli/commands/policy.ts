@@ -16,6 +16,7 @@ import type { CofferClient } from '../../client/coffer-client.js';
 import { askYes, canAsk } from '../ask-yes.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { railName } from '../../wire/rail-words.js';
+import { tryParseUsdc } from '../../wire/money.js';
 import { shellCommand } from '../../boot/cli-invocation.js';
 
 type Out = NodeJS.WritableStream;
@@ -46,12 +47,18 @@ const policyHeading = (answer: PolicyResponse): string =>
     ? `Policy of ${answer.agentId}`
     : `Policy of ${answer.agentId}, archived ${localTime(answer.archivedAt)}: kept as it was; it pays nothing any more`;
 
+/** A max that never binds, said so (the dashboard says it beside the field): no payment is larger than a day allows. */
+const maxAboveDaily = ({ dailyBudget, maxPerPayment }: PolicyResponse['policy']): string =>
+  (tryParseUsdc(maxPerPayment) ?? 0n) > (tryParseUsdc(dailyBudget) ?? 0n)
+    ? ` (above the daily budget: no payment can be larger than ${dailyBudget})`
+    : '';
+
 /** A policy answer as lines for a terminal: the seed's four limits, then each budget now, its end, its warnings and its breaker. */
 function policyLines(answer: PolicyResponse): string[] {
   const p = answer.policy;
   const lines = [
     `daily     ${p.dailyBudget} USDC in any 24 hours: ${answer.spent24h} spent`,
-    `limits    at most ${p.maxPerPayment} USDC a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}`,
+    `limits    at most ${p.maxPerPayment} USDC a payment${maxAboveDaily(p)}, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}`,
   ];
   lines.push(...budgetLines(answer));
   const end = endWords(answer);

@@ -28,6 +28,25 @@ describe('PolicyEditor', () => {
     expect(onSave).not.toHaveBeenCalled();
   });
 
+  it('a max per payment above the daily budget is saved, and said never to bind (helper 181: saved without a word)', async () => {
+    const onSave = vi.fn(async () => undefined);
+    render(<PolicyEditor policy={policy} services={services} onSave={onSave} />);
+    const max = screen.getByLabelText('Max per payment (USDC)');
+    expect(max.getAttribute('aria-describedby')).toBeNull();
+    fireEvent.change(max, { target: { value: '25' } });
+    const note = 'Above the daily budget: no payment can be larger than 10.00, what 24 hours allow';
+    expect(screen.getByText(note)).toBeTruthy();
+    expect(document.getElementById(max.getAttribute('aria-describedby') ?? '')?.textContent).toBe(note);
+    expect(max.getAttribute('aria-invalid')).not.toBe('true');
+    fireEvent.change(screen.getByLabelText('Daily budget (USDC, rolling 24 h)'), { target: { value: '30' } });
+    expect(screen.queryByText(/Above the daily budget/)).toBeNull();
+    fireEvent.change(screen.getByLabelText('Daily budget (USDC, rolling 24 h)'), { target: { value: '10' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
+    // 25 times the max it was: confirmed first, as any such loosening.
+    fireEvent.click(await screen.findByRole('button', { name: 'Save anyway' }));
+    await waitFor(() => expect(onSave).toHaveBeenCalledWith({ maxPerPayment: '25' }));
+  });
+
   it('saves a valid policy with the picked services, and shows the server’s refusal if it still refuses', async () => {
     const onSave = vi.fn(async () => {
       throw new Error('an agent can only tighten its own policy; loosening needs the owner');

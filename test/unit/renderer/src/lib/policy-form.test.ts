@@ -264,7 +264,10 @@ describe('the end, the warning shares and the breaker', () => {
     expect(validate({ warnAt: '95 % 80 %' })).toEqual({ ok: true, update: {} });
     expect(validate({ warnAt: '50, 90' })).toEqual({ ok: true, update: { warnAt: [50, 90] } });
     expect(validate({ warnAt: ' ' })).toEqual({ ok: true, update: { warnAt: [] } });
-    expect(validate({ warnAt: '0' })).toEqual({ ok: false, errors: { warnAt: 'Warn at, item 1 must be at least 1' } });
+    // A share is named as typed, not counted ("item 2": helper 181).
+    expect(validate({ warnAt: '0' })).toEqual({ ok: false, errors: { warnAt: 'Warn at: "0" must be at least 1' } });
+    expect(validate({ warnAt: '80, abc' })).toEqual({ ok: false, errors: { warnAt: 'Warn at: "abc" must be a whole percent' } });
+    expect(validate({ warnAt: '80 % 101 %' })).toEqual({ ok: false, errors: { warnAt: 'Warn at: "101" must be at most 100' } });
     expect(validate({ warnAt: '1, 2, 3, 4, 5, 6' })).toEqual({ ok: false, errors: { warnAt: 'Warn at holds at most 5 shares' } });
     expect(draftOf({ ...current, warnAt: [] }, ZONE).warnAt).toBe('');
   });
@@ -327,6 +330,17 @@ describe('asking the owner first: above an amount, before a new recipient', () =
     const every = validate({ askAbove: '0' });
     expect(every).toEqual({ ok: true, update: { askAbove: '0' } });
     if (every.ok) expect(serverPolicyOf(current, every.update).askAbove).toBe('0.00');
+  });
+
+  it('a threshold that is no amount is refused in the editor’s words: empty is never, not "null for none" (helper 181)', () => {
+    for (const typed of ['abc', '-1', '1.0000001']) {
+      const refused = validate({ askAbove: typed });
+      expect(refused.ok).toBe(false);
+      const message = refused.ok ? '' : (refused.errors.askAbove ?? '');
+      expect(message).toMatch(/^Ask above must be an amount of USDC, 0 or more with at most 6 decimals/);
+      expect(message).toMatch(/, or empty for never$/);
+      expect(message).not.toContain('null');
+    }
   });
 
   it('reads a policy’s threshold back unchanged (by value), and emptied it is sent as null', () => {
