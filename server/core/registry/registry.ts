@@ -5,6 +5,7 @@ import type { MetaStore, ModelRecord, RegistryStore, ServiceRecord } from '../po
 import { bazaarForSearch } from './bazaar.js';
 import type { CatalogService, Model, Models, SearchResult, Service, ServicesPaidTo } from '../../wire/answers/registry.js';
 import { quotedIdOr } from '../../wire/quoted-id.js';
+import { openBase } from '../rails.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 
@@ -61,7 +62,7 @@ export async function searchServices(
 ): Promise<SearchResult> {
   const { results, total, totalIsCapped } = ctx.store.searchServices(query, limit);
   const demo = ctx.demoApiUrl?.() ?? null;
-  const catalog: Service[] = results.map((service) => serviceView(service, demo, (ctx.base ?? null) !== null));
+  const catalog: Service[] = results.map((service) => serviceView(service, demo, openBase(ctx) !== null));
   const bazaar = await bazaarForSearch(ctx, query, Math.max(0, limit - catalog.length));
   return {
     query,
@@ -75,15 +76,16 @@ export async function searchServices(
 export function getService(ctx: ContextWith<RegistryStore>, id: string): CatalogService {
   const service = ctx.store.getService(id);
   if (service === null) throw new CofferError('service_not_found', `no service ${quotedIdOr(id, 'with that id')} in the registry`);
-  return serviceView(service, ctx.demoApiUrl?.() ?? null, (ctx.base ?? null) !== null);
+  return serviceView(service, ctx.demoApiUrl?.() ?? null, openBase(ctx) !== null);
 }
 
 /** The registry's services paid to an address: how a paying client finds the listed price of a 402. */
 export function servicesPaidTo(ctx: ContextWith<RegistryStore>, payTo: string): ServicesPaidTo {
   // An EVM address is a service's Base terms, listed only where the Base rail is open (serviceView).
-  if ((ctx.base ?? null) === null && payTo.startsWith('0x')) return { results: [] };
+  const baseOpen = openBase(ctx) !== null;
+  if (!baseOpen && payTo.startsWith('0x')) return { results: [] };
   const demo = ctx.demoApiUrl?.() ?? null;
-  return { results: ctx.store.servicesPaidTo(payTo).map((service) => serviceView(service, demo, (ctx.base ?? null) !== null)) };
+  return { results: ctx.store.servicesPaidTo(payTo).map((service) => serviceView(service, demo, baseOpen)) };
 }
 
 export function listModels(ctx: ContextWith<RegistryStore>): Models {
