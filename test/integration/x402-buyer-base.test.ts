@@ -640,7 +640,15 @@ describe('Coffer pays x402 sellers on Base', () => {
         const refused = await payX402('permit2-offered', agent.apiKey, { ...offer.answer(), rail: 'base' });
         expectError(refused, 422, 'unsupported_offer');
         // Why, in words: the entry on Base is offered by Permit2.
-        expect(refused.body.error).toMatch(/on eip155:84532 in \S+ by permit2 \(Coffer pays by EIP-3009 on an EVM chain\)/);
+        expect(refused.body.error).toMatch(
+          /on eip155:84532 in \S+ by permit2 \(Coffer signs EIP-3009 where an offer says "eip3009" or names no method\)/,
+        );
+        // Another spelling is not guessed at, and said without seeming to contradict itself (helper 184: "by
+        // EIP3009 (Coffer pays by EIP-3009 …)").
+        const spelledOtherwise = await both({ sol: solSeller, base: seller });
+        Object.assign(spelledOtherwise.required.accepts[1]!, { extra: { ...permit2.extra, assetTransferMethod: 'EIP3009' } });
+        const otherwise = await payX402('permit2-offered', agent.apiKey, { ...spelledOtherwise.answer(), rail: 'base' });
+        expect(otherwise.body.error).toMatch(/ by EIP3009 \(Coffer signs EIP-3009 where an offer says "eip3009" or names no method\)/);
         // Offered on Base both ways, Permit2 first: paid by EIP-3009.
         const twice = await both({ sol: solSeller, base: seller });
         twice.required.accepts = [

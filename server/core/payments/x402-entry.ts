@@ -17,7 +17,7 @@ import { railName } from '../../wire/rail-words.js';
 import { chainOf, openBase } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
-import { isPayableOn, isUsdcOn } from './x402-payable.js';
+import { byEip3009, EIP3009_ONLY, isPayableOn, isUsdcOn } from './x402-payable.js';
 import { isOwnWallet, paysSomeone } from './paid-to.js';
 import type { AlsoShort, PaidMemo } from './payment.js';
 
@@ -167,7 +167,7 @@ function termsFault(payable: Payable, ctx: EngineContext, agent: AgentRecord, ow
  */
 function offeredHow(entry: X402Requirement, here: { rail: Rail; usdc: string } | undefined): string {
   const method = entry.extra.assetTransferMethod;
-  const by = method === undefined || method === 'eip3009' ? '' : ` by ${spelled(String(method))} (Coffer pays by EIP-3009 on an EVM chain)`;
+  const by = byEip3009(method) ? '' : ` by ${spelled(String(method))} (${EIP3009_ONLY})`;
   const amount = entry.amount < 0n ? ' (its amount unreadable)' : entry.amount === 0n ? ' (an amount of 0)' : '';
   const onRail = here === undefined ? '' : `${assetFault(entry, here)}${recipientFault(entry, here.rail)}`;
   return `${amount}${onRail}${memoFault(entry)}${by}`;

@@ -48,4 +48,11 @@ export function isPayableOn(rail: Rail, here: X402RailTerms, offered: OfferedTer
   );
 }
 
-const byEip3009 = (method: unknown) => method === undefined || method === 'eip3009';
+/**
+ * An EVM offer Coffer signs: by EIP-3009, said `"eip3009"` or by no method at all (Permit2 needs an
+ * approval the agent would pay gas for). Another spelling is not guessed at.
+ */
+export const byEip3009 = (method: unknown) => method === undefined || method === 'eip3009';
+
+/** Why an offer by another method is not paid, after its method as offered. */
+export const EIP3009_ONLY = 'Coffer signs EIP-3009 where an offer says "eip3009" or names no method';

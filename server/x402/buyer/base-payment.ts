@@ -23,6 +23,7 @@ import {
 import type { EvmSigners } from '../../chain/evm/signers.js';
 import { x402EvmNetworks } from '../../chain/evm/networks.js';
 import { chosenEntry } from './offer-terms.js';
+import { byEip3009, EIP3009_ONLY } from '../../core/payments/x402-payable.js';
 
 /**
  * The longest an authorization Coffer signs for a seller stays good: a seller may ask for more time
@@ -190,8 +191,8 @@ function termsRefusal(requirement: X402Requirement, domain: TokenDomain): number
 function termsRefusalOf(requirement: X402Requirement, domain: TokenDomain): CofferError | null {
   const { extra } = requirement;
   const method = extra.assetTransferMethod;
-  if (method !== undefined && method !== 'eip3009') {
-    return new CofferError('unsupported_offer', `the x402 offer asks for a ${String(method)} transfer; Coffer pays Base by EIP-3009 only`);
+  if (!byEip3009(method)) {
+    return new CofferError('unsupported_offer', `the x402 offer asks for a transfer by ${JSON.stringify(String(method))}; ${EIP3009_ONLY}`);
   }
   if (typeof extra.name !== 'string' || typeof extra.version !== 'string') {
     return new CofferError(
