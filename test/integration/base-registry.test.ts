@@ -113,6 +113,33 @@ describe('registry services paid on Base', () => {
     expect(await history('base-refusals', agent.apiKey)).toEqual([]);
   });
 
+  it('short on Solana with no rail asked, a service paid on Base too says so where the Base wallet holds it (helper 189)', async () => {
+    // An agent with money on Base only: its payment with no rail goes on Solana (the default) and is
+    // refused; the words told it to ask the owner for money it had.
+    const { apiKey } = await deployAgent(t, 'base-only-payer', { dailyBudget: '10', maxPerPayment: '1' });
+    const allocated = await t.api('POST', t.withOwner('/v1/agents/base-only-payer/allocate'), { body: { amount: '0.5', rail: 'base' } });
+    expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
+    const pay = (body: Record<string, unknown>) => payUsdc(t, 'base-only-payer', apiKey, body);
+    const refused = await pay({ service: 'demo-weather', amount: '0.01' });
+    expectError(refused, 402, 'insufficient_funds');
+    expect(refused.body.error).toBe(
+      'the agent\'s wallet holds 0.00 USDC available on Solana, less than 0.01; the service is paid on Base too, where this wallet holds 0.50 USDC free: asked with rail "base", it is paid there',
+    );
+    // Not for a service paid on Solana only, nor where Base is short too.
+    expect((await pay({ service: 'web-search', amount: '0.005' })).body.error).toBe(
+      "the agent's wallet holds 0.00 USDC available on Solana, less than 0.005",
+    );
+    const short = await deployAgent(t, 'base-short-payer', { dailyBudget: '10', maxPerPayment: '1' });
+    const some = await t.api('POST', t.withOwner('/v1/agents/base-short-payer/allocate'), { body: { amount: '0.005', rail: 'base' } });
+    expect(some.status, JSON.stringify(some.body)).toBe(200);
+    expect((await payUsdc(t, 'base-short-payer', short.apiKey, { service: 'demo-weather', amount: '0.01' })).body.error).toBe(
+      "the agent's wallet holds 0.00 USDC available on Solana, less than 0.01",
+    );
+    // As said, it is paid there.
+    const paid = await pay({ service: 'demo-weather', amount: '0.01', rail: 'base' });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+  });
+
   it("holds a service's budget, allowedServices and the registry's price over its payments on both rails", async () => {
     const agent = await fundedAgent('base-budgeted', {
       allowedServices: ['demo-weather'],

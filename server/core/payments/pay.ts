@@ -15,6 +15,7 @@ import type { PayBody } from '../../wire/schemas.js';
 import { spendRecordView } from '../views.js';
 import { nearServiceIds, registryServiceForPay } from '../registry/registry.js';
 import { recordingRefusals } from './refusal-log.js';
+import { sayingBaseHoldsIt } from './paid-on-base-too.js';
 import { requireAgentScope } from '../auth.js';
 import { done, type Outcome } from '../outcome.js';
 import { judgeAtDoor } from './judge.js';
@@ -94,7 +95,18 @@ export async function pay(
     principal,
     agentId,
     () => ({ service: body.service, amount: body.amount, rail: route.rail }),
-    () => payOrThrow(ctx, principal, agentId, body, idempotencyKey, context, registry, route),
+    () =>
+      sayingBaseHoldsIt(
+        ctx,
+        {
+          owner: principal.owner,
+          agentId,
+          amount: body.amount,
+          service: registry.service,
+          onDefaultRail: body.rail === undefined && body.recipient === undefined,
+        },
+        () => payOrThrow(ctx, principal, agentId, body, idempotencyKey, context, registry, route),
+      ),
   );
 }
 

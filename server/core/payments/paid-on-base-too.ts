@@ -1,0 +1,47 @@
+import { CofferError } from '../../wire/errors.js';
+import { formatUsdc, tryParseUsdc } from '../../wire/money.js';
+import type { EngineContext } from '../context.js';
+import type { ServiceRecord } from '../ports/store.js';
+import { openBase } from '../rails.js';
+import { freeBalance, walletReading } from '../wallet-balance.js';
+import { getAgentOrThrow } from '../agent-lookup.js';
+
+/**
+ * A registry payment asked with no rail goes on Solana (/pay's default). Refused there for want of
+ * funds, where the service is paid on Base too and the agent's Base wallet holds the amount beside
+ * what it has pending there, the refusal says so, and how: asked with `rail: "base"` (helper 189: the
+ * words sent an agent with money on Base to ask the owner for more). Only said: the payment stays on
+ * the rail asked. Where the Base wallet cannot be read now, the refusal is answered as it was.
+ */
+export async function sayingBaseHoldsIt<T>(
+  ctx: EngineContext,
+  asked: { owner: string; agentId: string; amount: string; service: ServiceRecord | null; onDefaultRail: boolean },
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw (await withBaseFunds(ctx, asked, error)) ?? error;
+  }
+}
+
+async function withBaseFunds(
+  ctx: EngineContext,
+  { owner, agentId, amount, service, onDefaultRail }: Parameters<typeof sayingBaseHoldsIt>[1],
+  error: unknown,
+): Promise<CofferError | null> {
+  if (!(error instanceof CofferError) || error.code !== 'insufficient_funds' || error.agentStopped !== undefined) return null;
+  const wanted = tryParseUsdc(amount);
+  if (!onDefaultRail || service?.base == null || openBase(ctx) === null || wanted === null) return null;
+  try {
+    const agent = getAgentOrThrow(ctx, owner, agentId);
+    const free = freeBalance(ctx, agent, 'base', (await walletReading(ctx, agent, 'base', wanted)).reading);
+    if (free < wanted) return null;
+    return new CofferError(
+      'insufficient_funds',
+      `${error.message}; the service is paid on Base too, where this wallet holds ${formatUsdc(free)} USDC free: asked with rail "base", it is paid there`,
+    );
+  } catch {
+    return null;
+  }
+}
