@@ -7,6 +7,16 @@ const ALLOCATE =
   'allocate_budget asks the owner for USDC into this wallet (rail "base" for its account on Base, where this Coffer runs that rail)';
 
 /**
+ * The allocation, typed for the rail the refusal says the wallet was short on ("available on Base"):
+ * a model copies the call it is given, so one short on Solana is not handed rail "base" (helper 189).
+ */
+function allocateFor(message: string): string {
+  const short = /USDC available on (Solana|Base)\b/.exec(message)?.[1];
+  if (short === 'Base') return 'allocate_budget with rail "base" asks the owner for USDC into this wallet\'s account on Base';
+  return short === 'Solana' ? 'allocate_budget without rail asks the owner for USDC into this wallet on Solana' : ALLOCATE;
+}
+
+/**
  * Short of funds where the refusal says the purchase is payable on the other rail, and how (its own
  * words: server/core/payments/refusals.ts payableElsewhere, x402/paying-fetch/coffer-terms.ts): that
  * call first, then the allocation. Only the way this refusal names is offered (a paragraph covering
@@ -14,6 +24,9 @@ const ALLOCATE =
  */
 const OTHER_RAIL_CALLS: readonly [words: RegExp, call: string][] = [
   [/ask again with the rail "base"/, 'fetch_paid again with rail "base" pays it from this agent\'s wallet on Base'],
+  [/ask again with the rail "sol"/, 'fetch_paid again with rail "sol" pays it from this agent\'s wallet on Solana'],
+  // /pay's, for a registry service paid on Base too (core/payments/paid-on-base-too.ts).
+  [/asked with rail "base", it is paid there/, 'pay again with rail "base" pays it from this agent\'s wallet on Base'],
   [/the owner's yes is for /, 'fetch_paid again without approvalId asks anew on the rail it names'],
   [/with no rail asked/, 'fetch_paid again without rail pays it on the rail it names'],
 ];
@@ -50,7 +63,7 @@ export function nextTool(code: string, stopped = false, message = ''): string | 
   if (code === 'agent_suspended' && / is archived: /.test(message)) return null;
   if (!stopped && code === 'insufficient_funds') {
     const otherRail = OTHER_RAIL_CALLS.find(([words]) => words.test(message));
-    if (otherRail !== undefined) return `${otherRail[1]}; or ${ALLOCATE}`;
+    return otherRail === undefined ? allocateFor(message) : `${otherRail[1]}; or ${allocateFor(message)}`;
   }
   return NEXT_TOOL[stopped ? 'agent_suspended' : code] ?? null;
 }

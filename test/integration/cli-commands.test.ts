@@ -697,6 +697,16 @@ describe('coffer status, pay, kill, open', () => {
       const bothShort = await coffer(['fetch', url, '--rail', 'sol', '--config', baseOnly]);
       expect(bothShort.stderr).toMatch(/; on Base, where the 402 is payable too, 0\.005 \(insufficient_funds\)$/m);
       expect(bothShort.stderr).not.toContain('--rail base pays it');
+      // The other way (helper 189): asked on Base, short there, Solana holding it: the same fetch on Solana.
+      const solOnly = join(dataDir, 'sol-fetch.json');
+      linkedAs(solOnly, await post('/v1/agents/deploy', { agentId: 'sol-fetch', dailyBudget: '3.00', maxPerPayment: '1.00' }));
+      await post('/v1/agents/sol-fetch/allocate', { amount: '0.05' });
+      const onBaseShort = await coffer(['fetch', url, '--rail', 'base', '--config', solOnly]);
+      expect(onBaseShort.stderr).toMatch(/the 402 can be paid on Solana too: ask again with the rail "sol" .*\(insufficient_funds\)$/m);
+      const onSol = shellCommand(['fetch', url, '--rail', 'sol', '--config', solOnly]);
+      expect(onBaseShort.stderr).toContain(
+        `\nnext: ${onSol} pays it from its wallet on Solana; or the owner funds this agent's wallet on Base`,
+      );
     } finally {
       paywall.close();
     }

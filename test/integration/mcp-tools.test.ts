@@ -234,7 +234,9 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       const history = data(await call('get_spend_history', { limit: 50 })).payments.length;
       const refused = await call('fetch_paid', { url: `${demo.url}/weather?city=Lima` });
       expect(refused.isError).toBe(true);
-      expect(refused.content[0]?.text).toMatch(/\(insufficient_funds\)\. Next: allocate_budget asks the owner for USDC into this wallet/);
+      expect(refused.content[0]?.text).toMatch(
+        /\(insufficient_funds\)\. Next: allocate_budget without rail asks the owner for USDC into this wallet on Solana/,
+      );
       // Nothing was paid: the wallet still empty, no payment in its history.
       expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(0n);
       expect(data(await call('get_spend_history', { limit: 50 })).payments).toHaveLength(history);

@@ -231,6 +231,25 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     }
   });
 
+  it('payingFetch with rail "base" asked, short there, says Solana pays it where its wallet holds it, and how (helper 189)', async () => {
+    const { apiKey: solKey } = await deployAgent(t, 'sol-funds-only', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    expect((await t.api('POST', t.withOwner('/v1/agents/sol-funds-only/allocate'), { body: { amount: '0.5', rail: 'sol' } })).status).toBe(
+      200,
+    );
+    const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'sol-funds-only', apiKey: solKey };
+    const refused = await payingFetch(`${api.url}/weather?city=Faro`, {}, { agent, rail: 'base' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'payment_refused', details: { cofferCode: 'insufficient_funds', otherRail: 'sol' } });
+    expect((refused as Error).message).toMatch(
+      /available on Base, less than 0\.01; the 402 can be paid on Solana too: ask again with the rail "sol" to pay it from the agent's Solana wallet$/,
+    );
+    // Short on Solana too: what its wallet there holds, and no call offered.
+    const { apiKey: brokeKey } = await deployAgent(t, 'sol-short-too', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    const broke = { cofferUrl: t.url, owner: t.owner, agentId: 'sol-short-too', apiKey: brokeKey };
+    const short = await payingFetch(`${api.url}/weather?city=Faro`, {}, { agent: broke, rail: 'base' }).catch((error: unknown) => error);
+    expect((short as Error).message).toMatch(/available on Base, less than 0\.01; on Solana, where the 402 is payable too, 0\.00$/);
+    expect((short as { details: object }).details).not.toHaveProperty('otherRail');
+  });
+
   it("payingFetch with no rail asked pays Coffer's 402 on the owner's preferred rail where the wallet there holds it", async () => {
     const setPreferred = async (preferredRail: 'sol' | 'base' | null) =>
       expect((await t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } })).status).toBe(200);

@@ -92,13 +92,15 @@ export async function fetchCommand(
     err.write(`coffer: ${error.message} (${code})\n`);
     if (paid) err.write(`${afterFailedCall(paid)}\n`);
     // What the agent's terminal can do about Coffer's refusal, as `coffer pay` says it; short on one
-    // rail where the 402 is payable on Base too, the same fetch there first (helper 183: the words
-    // said "ask again with the rail", and the next step was the owner's funding alone).
+    // rail where the 402 is payable on the other too, the same fetch there first (helper 183: the words
+    // said "ask again with the rail", and the next step was the owner's funding alone; helper 189: Solana too).
     const stopped = error.details.agentStopped !== undefined;
     const next = nextStep('fetch', code, { agentId: agent.agentId, rail: args.rail, configPath, stopped });
-    const otherRail =
-      error.details.otherRail === 'base' && !stopped ? agentCommandLine(fetchWords(args, { rail: 'base' }), configPath) : null;
-    if (otherRail !== null) err.write(`next: ${otherRail} pays it from its wallet on Base${next === null ? '' : `; or ${next}`}\n`);
+    const instead = stopped ? undefined : error.details.otherRail;
+    if (instead !== undefined)
+      err.write(
+        `next: ${agentCommandLine(fetchWords(args, { rail: instead }), configPath)} pays it from its wallet on ${railName(instead)}${next === null ? '' : `; or ${next}`}\n`,
+      );
     else if (next !== null) err.write(`next: ${next}\n`);
     return exitStatusOf(code);
   }

@@ -10,7 +10,7 @@ import { paymentWhenDecided } from '../../client/held-payment.js';
 import type { Rail } from '../../wire/rails.js';
 import { chainWaitOf, whileChainConfirms, waitedFor, type ChainWait } from './chain-wait.js';
 import { timed, cofferOf, unreachableOr, cofferFacts } from './coffer-reach.js';
-import { fundsOnEachRail, withBaseFunds, onBase, railsPayable, checkNetwork, registryListing } from './coffer-terms.js';
+import { fundsOnEachRail, withOtherRailFunds, onBase, railsPayable, checkNetwork, registryListing } from './coffer-terms.js';
 import { sleep, withRetries } from './fetch-retries.js';
 import { callSellerCarrying, paidButNoAnswer } from './seller-call.js';
 import { stoppedOf, railOf, networkOf, type PaymentMade, type PaidResponse } from './paid-response.js';
@@ -88,17 +88,20 @@ export async function payCoffers402(
   try {
     payment = await withRetries(retries, () => pay(options, api, url, init, terms));
   } catch (error) {
-    // Short on Solana where the 402 offers Base on this Coffer's chain: said, with what Base holds
-    // (read with the choice, or now where Solana was asked: offered unread, paying there was refused
-    // as short as well, helper 187), or how to pay there where it cannot be read.
+    // Short on one rail where the 402 is payable on the other too (Base on this Coffer's chain, or
+    // Solana on its network): said, with what the other wallet holds (read with the choice, or now
+    // where a rail was asked: offered unread, paying there was refused as short as well, helper 187),
+    // or how to pay there where it cannot be read.
     if (!(error instanceof PaymentError)) throw unreachableOr(options.agent, error);
-    if (rail !== 'sol' || !(funds !== null || (payable.base && listing.onBase))) throw error;
-    const onBaseNow =
+    const other = rail === 'sol' ? 'base' : 'sol';
+    const otherPayable = rail === 'sol' ? funds !== null || (payable.base && listing.onBase) : rail === 'base' && payable.sol;
+    if (!otherPayable) throw error;
+    const fundsNow =
       funds ??
       (error.details.cofferCode === 'insufficient_funds'
         ? await fundsOnEachRail(cofferOf(options.agent, timed(doFetch, BALANCE_READ_MS)), options.agent, offered, coffer.baseChainId)
         : null);
-    throw withBaseFunds(error, onBaseNow?.base ?? null);
+    throw withOtherRailFunds(error, other, fundsNow?.free[other] ?? null);
   }
 
   const headers = new Headers(init.headers);

@@ -12,6 +12,7 @@ import type { Rail } from '../../wire/rails.js';
 import { mustRead } from './coffer-reach.js';
 import type { PayingAgent } from './paying-fetch-options.js';
 import { PaymentError } from './payment-error.js';
+import { railName } from '../../wire/rail-words.js';
 
 /**
  * The rail Coffer's own 402 is paid on where the agent asked none, where it offers Base on the chain
@@ -43,25 +44,27 @@ export async function fundsOnEachRail(api: CofferClient, agent: PayingAgent, off
     read?.preferredRail ?? null,
   );
   const chosen: Rail = order.find(({ rail }) => covers(rail))?.rail ?? 'sol';
-  return { chosen, base: read?.available?.base ?? null };
+  return { chosen, free: { sol: read?.available?.sol ?? null, base: read?.available?.base ?? null } };
 }
 
 /**
- * Coffer's 402 refused on Solana for want of funds, where it offers Base too: the refusal says what the
- * agent's Base wallet holds free, as an x402 offer payable on both rails does; where that wallet was
- * not read, or held the amount when read (a payment reserved meanwhile), it says the 402 can be paid
- * there, and how. Not where the refusal stopped the agent (its breaker): asking again pays nothing then.
+ * Coffer's 402 refused on one rail for want of funds, where it is payable on the `other` too: the
+ * refusal says what the agent's wallet there holds free, as an x402 offer payable on both rails does;
+ * where that wallet was not read, or held the amount when read (a payment reserved meanwhile), it says
+ * the 402 can be paid there, and how (helper 189: asked on Base, Solana holding it went unsaid). Not
+ * where the refusal stopped the agent (its breaker): asking again pays nothing then.
  */
-export function withBaseFunds(error: PaymentError, baseFree: string | null) {
+export function withOtherRailFunds(error: PaymentError, other: Rail, otherFree: string | null) {
   if (error.details.cofferCode !== 'insufficient_funds' || error.details.agentStopped !== undefined) return error;
   const asked = tryParseUsdc(error.details.instructions?.amount ?? '');
-  const short = baseFree !== null && asked !== null && (tryParseUsdc(baseFree) ?? 0n) < asked;
+  const short = otherFree !== null && asked !== null && (tryParseUsdc(otherFree) ?? 0n) < asked;
+  const name = railName(other);
   const said = short
-    ? `; on Base, where the 402 is payable too, ${baseFree}`
-    : `; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent's Base wallet`;
-  // The call offered only where Base was read holding the amount: unread, paying there may be refused too.
-  const covers = baseFree !== null && !short;
-  return new PaymentError(error.code, `${error.message}${said}`, { ...error.details, ...(covers ? { otherRail: 'base' as const } : {}) });
+    ? `; on ${name}, where the 402 is payable too, ${otherFree}`
+    : `; the 402 can be paid on ${name} too: ask again with the rail "${other}" to pay it from the agent's ${name} wallet`;
+  // The call offered only where the other wallet was read holding the amount: unread, paying there may be refused too.
+  const covers = otherFree !== null && !short;
+  return new PaymentError(error.code, `${error.message}${said}`, { ...error.details, ...(covers ? { otherRail: other } : {}) });
 }
 
 /**

@@ -39,6 +39,37 @@ describe("the tool named after an agent's refused payment", () => {
     expect(allocate).not.toMatch(/with no rail asked|yes is for|may pay|pays from it/);
   });
 
+  it('short of funds, the allocation names the rail the refusal was short on, as the call is typed (helper 189)', () => {
+    const onBase = nextTool('insufficient_funds', false, "the agent's wallet holds 0.00 USDC available on Base, less than 0.01")!;
+    expect(onBase).toBe('allocate_budget with rail "base" asks the owner for USDC into this wallet\'s account on Base');
+    const onSolana = nextTool('insufficient_funds', false, "the agent's wallet holds 0.00 USDC available on Solana, less than 0.01")!;
+    expect(onSolana).toBe('allocate_budget without rail asks the owner for USDC into this wallet on Solana');
+    expect(onSolana).not.toContain('"base"');
+  });
+
+  it('names pay on Base where /pay says the service is paid there and the wallet holds it, and Solana where a 402 is payable there (helper 189)', () => {
+    const short = "the agent's wallet holds 0.00 USDC available on Solana, less than 0.01";
+    expect(
+      nextTool(
+        'insufficient_funds',
+        false,
+        `${short}; the service is paid on Base too, where this wallet holds 0.50 USDC free: asked with rail "base", it is paid there`,
+      ),
+    ).toBe(
+      'pay again with rail "base" pays it from this agent\'s wallet on Base; or allocate_budget without rail asks the owner for USDC into this wallet on Solana',
+    );
+    const shortOnBase = "the agent's wallet holds 0.00 USDC available on Base, less than 0.01";
+    expect(
+      nextTool(
+        'insufficient_funds',
+        false,
+        `${shortOnBase}; the 402 can be paid on Solana too: ask again with the rail "sol" to pay it from the agent's Solana wallet`,
+      ),
+    ).toBe(
+      'fetch_paid again with rail "sol" pays it from this agent\'s wallet on Solana; or allocate_budget with rail "base" asks the owner for USDC into this wallet\'s account on Base',
+    );
+  });
+
   it('offers no resume to an archived agent, stopped for good (helper 178)', () => {
     expect(nextTool('agent_suspended', false, 'agent "a2" is archived: it was stopped for good, and pays nothing')).toBeNull();
     expect(nextTool('agent_suspended', false, 'agent "a2" is stopped: its payments are refused until the owner resumes it')).toBe(
