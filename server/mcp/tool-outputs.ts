@@ -156,6 +156,7 @@ export const agentStatusOutput = open({
     payments: z.number(),
     amount: z.string(),
     until: textOrNull('the last moment one may still land (on Base)', 'none on Base (Solana ones end within about a minute)'),
+    agents: z.array(z.string()).optional().describe('the agents they were signed for, by id'),
   })
     .optional()
     .describe('a stop: x402 payments the agent signed and handed out before it, which a seller may still settle until `until`'),

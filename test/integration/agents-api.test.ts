@@ -11,7 +11,7 @@ const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const DECIMAL = /^\d+\.\d{2,6}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /** A stop's answer where no x402 payment the agents signed may still land. */
-const NOTHING_LANDING = { payments: 0, amount: '0.00', until: null };
+const NOTHING_LANDING = { payments: 0, amount: '0.00', until: null, agents: [] };
 
 let counter = 0;
 /** A fresh agent id per use, so tests never share agents. */

@@ -286,7 +286,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
       status: 'suspended',
       was: 'active',
       withdrawn: { requests: 2, heldPayments: 0 },
-      stillLanding: { payments: 0, amount: '0.00', until: null },
+      stillLanding: { payments: 0, amount: '0.00', until: null, agents: [] },
     });
     unsubscribe();
     for (const asked of [allocate, loosen]) {

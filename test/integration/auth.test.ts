@@ -330,7 +330,7 @@ describe('auth', () => {
         status: 'suspended',
         was: 'active',
         withdrawn: { requests: 0, heldPayments: 0 },
-        stillLanding: { payments: 0, amount: '0.00', until: null },
+        stillLanding: { payments: 0, amount: '0.00', until: null, agents: [] },
       });
       const again = await t.api('POST', t.withOwner('/v1/agents/self-kill/kill'), { key: agent.apiKey });
       expect(again.body).toEqual({
@@ -338,7 +338,7 @@ describe('auth', () => {
         status: 'suspended',
         was: 'suspended',
         withdrawn: { requests: 0, heldPayments: 0 },
-        stillLanding: { payments: 0, amount: '0.00', until: null },
+        stillLanding: { payments: 0, amount: '0.00', until: null, agents: [] },
       });
 
       const paid = await pay(t, 'self-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC' });

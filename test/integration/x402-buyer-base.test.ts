@@ -708,6 +708,8 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(killed.body.stillLanding).toEqual({
         payments: 1,
         amount: first.body.amount,
+        // Whose (helper 190: a stop of all named none, and counted one stopped before).
+        agents: ['base-stopped-retry'],
         until: new Date(Number(signed.validBefore) * 1000).toISOString(),
       });
       // The authorization the first answer carried is not handed out again while the agent is stopped.

@@ -236,13 +236,21 @@ function withdrawnLine(withdrawn: Withdrawn | undefined, who: 'it' | 'they', ask
 /**
  * What a stop cannot take back, as a line ("" for nothing): x402 payments signed and handed out before
  * it, which a seller may still settle. "Refused" alone would have the owner think no more money can leave.
+ * Handed to the agent, not known to have reached a seller; a stop of all names whose (helper 190: "they
+ * handed to sellers" said of payments no seller had, of an agent stopped before).
  */
-function stillLandingLine(still: StillLanding | undefined, who: 'it' | 'they'): string {
+export function stillLandingLine(still: StillLanding | undefined, who: 'it' | 'they'): string {
   // `undefined`: an older Coffer's answer says nothing of it.
   if (still === undefined || still.payments === 0) return '';
   const until = still.until === null ? 'within about a minute (on Solana)' : `until ${localTime(still.until)} at the latest`;
-  return `Signed before the stop: ${plural(still.payments, 'x402 payment')} (${still.amount} USDC) ${who} handed to sellers may still be settled by them, ${until}; unsettled, each lapses and its budget comes back.\n`;
+  // An older Coffer's answer names no agents: said as before it did.
+  const whose = who === 'it' || still.agents === undefined ? '' : `, for ${namesOf(still.agents)}`;
+  return `Signed before the stop${whose}: ${plural(still.payments, 'x402 payment')} (${still.amount} USDC) handed out, which a seller holding them may still settle, ${until}; unsettled, each lapses and its budget comes back.\n`;
 }
+
+/** Up to five agents by name, then how many more. */
+const namesOf = (agents: readonly string[]) =>
+  agents.length <= 5 ? agents.join(', ') : `${agents.slice(0, 5).join(', ')} and ${agents.length - 5} more`;
 
 /**
  * `coffer resume [agent] | --all`: resuming another agent, or all of them, takes the owner's key;

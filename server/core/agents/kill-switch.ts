@@ -50,6 +50,7 @@ function stillLanding(ctx: EngineContext, owner: string, agentIds: ReadonlySet<s
     payments: handedOut.length,
     amount: formatUsdc(handedOut.reduce((sum, row) => sum + row.amount, 0n)),
     until: baseEnds.length === 0 ? null : iso(Math.max(...baseEnds)),
+    agents: [...new Set(handedOut.flatMap((row) => (row.agentId === null ? [] : [row.agentId])))].sort(),
   };
 }
 

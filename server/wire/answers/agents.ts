@@ -132,6 +132,8 @@ export type StillLanding = {
   amount: string;
   /** The last of their ends on Base (an authorization's `validBefore`); null where none is on Base (Solana's end with their blockhash, about a minute). */
   until: string | null;
+  /** The agents they were signed for, by id, in order (a stop of all counts every agent's, one stopped before among them). */
+  agents: string[];
 };
 
 /** An agent stopped, what the stop withdrew (nothing where it was already stopped), and what may still land. */
