@@ -171,6 +171,7 @@ export const approvalOutput = open({
   status: z.string().describe('pending, approved, denied, expired, failed or withdrawn'),
   kind: z.string(),
   targetAgentId: z.string(),
+  next: z.string().optional().describe("what to do now, where the request ended without the owner's yes (withdrawn, expired)"),
   ...handOver,
 });
 
@@ -204,7 +205,15 @@ export const fetchPaidOutput = open({
   status: z.number().int().optional().describe("the paid API's HTTP status"),
   contentType: textOrNull("the answer's Content-Type", 'the answer named none').optional(),
   body: z.string().optional(),
-  ...waiting,
+  // Its own words: the call it waits on is fetch_paid again (helper 189: "follow it with check_approval"
+  // had a model see "approved" and never fetch, the purchase bought in the background and its body unread).
+  approvalId: z
+    .string()
+    .optional()
+    .describe(
+      'set when the payment waits for the owner: call fetch_paid again with the same arguments and this approvalId to get the answer',
+    ),
+  message: waiting.message,
   decisionUrl: z.string().optional().describe('where the owner decides, while the payment waits'),
   payment: z
     .object({

@@ -335,7 +335,11 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(stopped.isError).toBe(true);
     expect(stopped.content[0]?.text).toMatch(/\(agent_suspended\)\. Next: resume_agent asks the owner to resume this agent/);
     // Stopping withdraws what it asked for before; asking to be resumed is what it may still do.
-    expect(data(await call('check_approval', { approvalId: funds.approvalId }))).toMatchObject({ status: 'withdrawn' });
+    // Said what to do now, as the call that waited is told (helper 189: "withdrawn" and nothing more).
+    expect(data(await call('check_approval', { approvalId: funds.approvalId }))).toMatchObject({
+      status: 'withdrawn',
+      next: expect.stringMatching(/^check_balance says whether this agent was stopped \(status suspended: resume_agent asks the owner/),
+    });
     expect(data(await call('check_approval', { approvalId: spawn.approvalId }))).toMatchObject({ status: 'withdrawn' });
     const resume = data(await call('resume_agent'));
     expect(resume).toMatchObject({ status: 'pending', kind: 'resume' });

@@ -3,6 +3,7 @@ import * as input from '../tool-inputs.js';
 import * as output from '../tool-outputs.js';
 import { CHANGES_STATE, defineTool } from '../tool-definition.js';
 import { NEW_AGENT_STEPS } from '../tool-results.js';
+import { nextTool } from '../refusal-next.js';
 
 export const checkApproval = defineTool({
   name: 'check_approval',
@@ -16,6 +17,10 @@ export const checkApproval = defineTool({
     // Waited at most as long as a held call waits (45 s by default): a host's request timeout (60 s in
     // the SDKs) would otherwise end the call first, with no answer at all.
     const body = await ctx.api.approval(approvalId, wait === undefined ? undefined : Math.min(wait, Math.floor(ctx.heldWaitMs / 1000)));
+    // Ended without the owner's yes: what to do, as the refusal of the call that waited says it
+    // (helper 189: a request withdrawn by a stop answered "withdrawn" and nothing more).
+    const ended = body.status === 'withdrawn' || body.status === 'expired' ? nextTool(`approval_${body.status}`) : null;
+    if (ended !== null) return { ...body, next: ended };
     if (!('apiKey' in body) || typeof body.apiKey !== 'string') return body;
     const agentId = String(body.targetAgentId);
     // Launched as this bridge was: the same node and script (the tray's bridge or the CLI's).
