@@ -831,7 +831,28 @@ describe('kill-all', () => {
     for (const entry of list.body.agents as Array<{ status: string }>) expect(entry.status).toBe('active');
     const paid = await pay(t, 'again-a', a.apiKey, { service: 'demo-weather', amount: '0.01' });
     expect(paid.status).toBe(200);
-    expect((await t.api('POST', t.withOwner('/v1/resume-all'))).body).toEqual({ resumed: [] });
+    expect((await t.api('POST', t.withOwner('/v1/resume-all'))).body).toEqual({ resumed: [], breakerStops: [] });
+  });
+
+  it('resume-all says which of them their breaker had stopped, and why: undone with the rest (helper 190)', async () => {
+    const tripped = await fundedAgent(t, 'tripped-twice', '1');
+    const set = await t.api('POST', t.withOwner('/v1/agents/tripped-twice/policy'), {
+      body: { maxPerPayment: '0.005', breaker: { refusals: { count: 1, minutes: 5 } } },
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expectError(
+      await pay(t, 'tripped-twice', tripped.apiKey, { service: 'demo-weather', amount: '0.01' }),
+      402,
+      'max_per_payment_exceeded',
+    );
+    await fundedAgent(t, 'stopped-by-hand', '1');
+    await t.api('POST', t.withOwner('/v1/agents/stopped-by-hand/kill'));
+    const resumed = await t.api('POST', t.withOwner('/v1/resume-all'));
+    expect(resumed.body.resumed).toEqual(expect.arrayContaining(['tripped-twice', 'stopped-by-hand']));
+    // A person's stop has no why; the breaker's is named, as the agent's statusReason said it.
+    expect(resumed.body.breakerStops).toEqual([
+      { agentId: 'tripped-twice', reason: 'its breaker tripped: 1 refused payment within 5 minutes' },
+    ]);
   });
 });
 

@@ -7,7 +7,7 @@ import { payOnBaseInstead } from './pay-on-base-instead.js';
 import { agentCommandLine } from '../agent-command-line.js';
 import { isEvmAddress } from '../../wire/rails.js';
 import { lateReceiptWords, payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
-import type { Killed, StillLanding, Withdrawn } from '../../wire/answers/agents.js';
+import type { Killed, ResumedAll, StillLanding, Withdrawn } from '../../wire/answers/agents.js';
 import { ownerClient } from '../owner-connection.js';
 import { linkedClient, ownerOf, type Actor } from '../who-acts.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
@@ -253,6 +253,17 @@ const namesOf = (agents: readonly string[]) =>
   agents.length <= 5 ? agents.join(', ') : `${agents.slice(0, 5).join(', ')} and ${agents.length - 5} more`;
 
 /**
+ * Which agents a resume of all started again that their breaker had stopped, and why ("" for none):
+ * a breaker's stop is undone with the rest, and the owner is told so (helper 190).
+ */
+export function breakerStopsLine(stops: ResumedAll['breakerStops'] | undefined): string {
+  // `undefined`: an older Coffer's answer says nothing of it.
+  if (stops === undefined || stops.length === 0) return '';
+  const named = stops.map(({ agentId, reason }) => `${agentId} (${reason.replace(/^its breaker tripped: /, '')})`);
+  return `Among them, stopped by their breaker: ${named.join('; ')}.\n`;
+}
+
+/**
  * `coffer resume [agent] | --all`: resuming another agent, or all of them, takes the owner's key;
  * without either, the linked agent asks the owner to resume it (a request the owner decides).
  */
@@ -275,7 +286,9 @@ export async function resume(
   if (args.all) {
     const body = await api.resumeAll();
     out.write(
-      body.resumed.length ? `Resumed ${plural(body.resumed.length, 'agent')}: ${body.resumed.join(', ')}\n` : 'No agent was stopped.\n',
+      body.resumed.length
+        ? `Resumed ${plural(body.resumed.length, 'agent')}: ${body.resumed.join(', ')}\n${breakerStopsLine(body.breakerStops)}`
+        : 'No agent was stopped.\n',
     );
     return 0;
   }

@@ -155,14 +155,17 @@ export function resumeAll(ctx: EngineContext, principal: Principal, actor = acto
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   return ctx.store.transaction(() => {
     const resumed: string[] = [];
+    // A breaker's stop is undone with the rest: said, with its why, so the owner is not surprised by it.
+    const breakerStops: ResumedAll['breakerStops'] = [];
     for (const agent of ctx.store.listAgents(principal.owner)) {
       if (agent.status === 'active') continue;
       ctx.store.setAgentStatus(principal.owner, agent.agentId, 'active', null, ctx.clock.now());
       withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor, 'resume');
       resumed.push(agent.agentId);
+      if (agent.statusReason !== null) breakerStops.push({ agentId: agent.agentId, reason: agent.statusReason });
     }
     audit(ctx, { actor, owner: principal.owner, action: 'agent.resume_all', detail: { resumed } });
     for (const agentId of resumed) ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status: 'active' });
-    return { resumed };
+    return { resumed, breakerStops };
   });
 }

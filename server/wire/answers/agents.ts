@@ -147,9 +147,11 @@ export type KilledAll = {
   stillLanding: StillLanding;
 };
 
-/** POST /v1/resume-all: the agents it resumed. */
+/** POST /v1/resume-all: the agents it resumed, and which of them their breaker had stopped, and why. */
 export type ResumedAll = {
   resumed: string[];
+  /** Those of `resumed` their breaker stopped (a person's stop has no why), with its `statusReason`. */
+  breakerStops: { agentId: string; reason: string }[];
 };
 
 export type Archived = {

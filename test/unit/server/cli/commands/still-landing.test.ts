@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stillLandingLine } from '../../../../../server/cli/commands/agent-commands.js';
+import { breakerStopsLine, stillLandingLine } from '../../../../../server/cli/commands/agent-commands.js';
 
 /** The line `coffer kill` prints of x402 payments signed before the stop (server/cli/commands/agent-commands.ts). */
 describe('what a stop cannot take back, in words', () => {
@@ -20,5 +20,19 @@ describe('what a stop cannot take back, in words', () => {
       'Signed before the stop, for a1, a2, a3, a4, a5 and 2 more: 7 x402 payments',
     );
     expect(stillLandingLine({ payments: 0, amount: '0.00', until: null, agents: [] }, 'they')).toBe('');
+  });
+});
+
+describe('a resume of all, in words', () => {
+  it('names the agents their breaker had stopped, and why (helper 190: "Resumed 4 agents" alone)', () => {
+    expect(
+      breakerStopsLine([
+        { agentId: 'm1', reason: 'its breaker tripped: 3 refused payments within 10 minutes' },
+        { agentId: 'b1', reason: 'its breaker tripped: 10 % of a budget spent within 15 minutes' },
+      ]),
+    ).toBe(
+      'Among them, stopped by their breaker: m1 (3 refused payments within 10 minutes); b1 (10 % of a budget spent within 15 minutes).\n',
+    );
+    expect(breakerStopsLine([])).toBe('');
   });
 });
