@@ -108,6 +108,9 @@ export const policyOutput = open({
   policy,
   spent24h: usdc('spent in the last 24 h, payments held for the owner included'),
   held24h: usdc("of spent24h, the payments held for the owner's yes: counted against the budget, not paid").optional(),
+  pending24h: usdc(
+    'of spent24h, the payments signed or sent and not settled yet: counted against the budget, and lapsing unsettled',
+  ).optional(),
   budgets: z.array(budgetNow).optional().describe('each budget beyond the daily one, now'),
   endsOn,
   timeZone: z.string().describe("the owner's time zone (IANA name): say resetsAt and policy.expiresAt, instants, in it"),

@@ -357,6 +357,7 @@ describe('agents API', () => {
         policy: { dailyBudget: '12.00', maxPerPayment: '3.00', cooldownSeconds: 0, allowedServices: [] },
         spent24h: '0.00',
         held24h: '0.00',
+        pending24h: '0.00',
         timeZone: new Intl.DateTimeFormat().resolvedOptions().timeZone,
       });
       // What counts against the daily budget: the payments of the last 24 h.
@@ -376,6 +377,7 @@ describe('agents API', () => {
         policy: { dailyBudget: '50.00', maxPerPayment: '5.00', cooldownSeconds: 30, allowedServices: [] },
         spent24h: '0.00',
         held24h: '0.00',
+        pending24h: '0.00',
         timeZone: new Intl.DateTimeFormat().resolvedOptions().timeZone,
       });
 

@@ -392,6 +392,7 @@ describe('auth', () => {
         policy: { ...start, ...changed },
         spent24h: '0.00',
         held24h: '0.00',
+        pending24h: '0.00',
         timeZone: new Intl.DateTimeFormat().resolvedOptions().timeZone,
       });
       expect(await policyOf(agentId)).toEqual({ ...start, ...changed });

@@ -78,7 +78,7 @@ describe('budgets', () => {
     await deployAgent(t, 'plain');
     const read = await t.api('GET', policyPath('plain'));
     // No `budgets` (held24h came with the held payments' figure, for every policy).
-    expect(Object.keys(read.body).sort()).toEqual(['agentId', 'held24h', 'policy', 'spent24h', 'timeZone']);
+    expect(Object.keys(read.body).sort()).toEqual(['agentId', 'held24h', 'pending24h', 'policy', 'spent24h', 'timeZone']);
     expect(Object.keys(read.body.policy).sort()).toEqual(['allowedServices', 'cooldownSeconds', 'dailyBudget', 'maxPerPayment']);
   });
 

@@ -139,6 +139,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       policy: { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] },
       spent24h: '0.00',
       held24h: '0.00',
+      pending24h: '0.00',
       // The owner's, until they name one the machine's (this process's too).
       timeZone: new Intl.DateTimeFormat().resolvedOptions().timeZone,
     });

@@ -701,6 +701,9 @@ describe('Coffer pays x402 sellers on Base', () => {
       const offer = await answerOf(await fetch(v2.url), v2.url);
       const first = await payX402('base-stopped-retry', agent.apiKey, offer, 'stopped-1');
       expect(first.body).toMatchObject({ status: 'pending', header: { name: 'PAYMENT-SIGNATURE' } });
+      // Counted against the budget, said apart as not settled yet (helpers 185, 190: "spent" alone).
+      const policy = await t.api('GET', t.withOwner('/v1/agents/base-stopped-retry/policy'));
+      expect(policy.body).toMatchObject({ spent24h: first.body.amount, pending24h: first.body.amount, held24h: '0.00' });
       const killed = await t.api('POST', t.withOwner('/v1/agents/base-stopped-retry/kill'));
       expect(killed.status).toBe(200);
       // The stop says what it cannot take back: the authorization handed out, a seller may settle until its validBefore.

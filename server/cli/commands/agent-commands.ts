@@ -12,15 +12,13 @@ import { ownerClient } from '../owner-connection.js';
 import { linkedClient, ownerOf, type Actor } from '../who-acts.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { openBrowser } from '../open-browser.js';
-import { asksWords, budgetLines, endWords } from './policy.js';
+import { asksWords, budgetLines, endWords, spentOfItWords } from './policy.js';
 import { localTime } from '../local-time.js';
 import { railName } from '../../wire/rail-words.js';
 import { walletLines } from './rail-lines.js';
 import { breakerWords, stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 import { spendCells } from './activity.js';
 import { aligned } from '../columns.js';
-import { tryParseUsdc } from '../../wire/money.js';
-import { heldOfItWords } from '../../wire/policy/asks.js';
 import { paysOnWords, usdcWords } from '../../wire/network-words.js';
 import { shellCommand } from '../../boot/cli-invocation.js';
 
@@ -54,11 +52,8 @@ export async function status(configPath: string, options: { json?: boolean } = {
   // A line a rail: what its wallet holds there, and its address there (Base's only where that rail is open).
   const [first, ...more] = walletLines(balance.wallets, balance.balances, balance.baseNetwork);
   out.write(`  balance  ${first}\n${more.map((line) => `           ${line}\n`).join('')}`);
-  // Held payments count against the budget unpaid: said apart, so "spent" is not read as paid (an
-  // older Coffer says none).
-  const heldWords = heldOfItWords(tryParseUsdc(policy.held24h ?? '0') ?? 0n, "the owner's");
-  const held = heldWords === null ? '' : ` (${heldWords})`;
-  out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h${held}\n`);
+  // Held and unsettled payments count against the budget unpaid: said apart, so "spent" is not read as paid.
+  out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h${spentOfItWords(policy, "the owner's")}\n`);
   out.write(
     `  policy   ${p.dailyBudget} USDC in any 24 hours, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
   );

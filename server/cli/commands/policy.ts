@@ -17,6 +17,7 @@ import { askYes, canAsk } from '../ask-yes.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { railName } from '../../wire/rail-words.js';
 import { tryParseUsdc } from '../../wire/money.js';
+import { heldOfItWords, pendingOfItWords } from '../../wire/policy/asks.js';
 import { shellCommand } from '../../boot/cli-invocation.js';
 
 type Out = NodeJS.WritableStream;
@@ -47,6 +48,19 @@ const policyHeading = (answer: PolicyResponse): string =>
     ? `Policy of ${answer.agentId}`
     : `Policy of ${answer.agentId}, archived ${localTime(answer.archivedAt)}: kept as it was; it pays nothing any more`;
 
+/**
+ * What of the sum spent is not paid (held for a yes) or not settled yet (signed or sent), in words
+ * after it: " (0.05 of it held for the owner's yes, not paid; 0.18 of it signed or sent, not settled
+ * yet)", or "" (helpers 185, 190: "spent" alone read as paid). An older Coffer's answer says neither.
+ */
+export function spentOfItWords(answer: Pick<PolicyResponse, 'held24h' | 'pending24h'>, whose: 'your' | "the owner's"): string {
+  const parts = [
+    heldOfItWords(tryParseUsdc(answer.held24h ?? '0') ?? 0n, whose),
+    pendingOfItWords(tryParseUsdc(answer.pending24h ?? '0') ?? 0n),
+  ].filter((part) => part !== null);
+  return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
+}
+
 /** A max that never binds, said so (the dashboard says it beside the field): no payment is larger than a day allows. */
 const maxAboveDaily = ({ dailyBudget, maxPerPayment }: PolicyResponse['policy']): string =>
   (tryParseUsdc(maxPerPayment) ?? 0n) > (tryParseUsdc(dailyBudget) ?? 0n)
@@ -57,7 +71,7 @@ const maxAboveDaily = ({ dailyBudget, maxPerPayment }: PolicyResponse['policy'])
 function policyLines(answer: PolicyResponse): string[] {
   const p = answer.policy;
   const lines = [
-    `daily     ${p.dailyBudget} USDC in any 24 hours: ${answer.spent24h} spent`,
+    `daily     ${p.dailyBudget} USDC in any 24 hours: ${answer.spent24h} spent${spentOfItWords(answer, "the owner's")}`,
     `limits    at most ${p.maxPerPayment} USDC a payment${maxAboveDaily(p)}, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}`,
   ];
   lines.push(...budgetLines(answer));

@@ -33,11 +33,17 @@ export const isKnownService = (ctx: EngineContext, entry: string): boolean =>
 function policyAnswer(ctx: EngineContext, agent: AgentRecord, policy: Policy): PolicyResponse {
   const { owner, agentId } = agent;
   const timeZone = timeZoneOf(ctx);
+  const since = dailyWindow(ctx.clock.now()).after;
+  const [spent, held] = [ctx.store.spentSince(owner, agentId, since), ctx.store.heldSince(owner, agentId, since)];
+  // Pending ones are minutes old (an authorization lasts an hour at most): of the 24 h, but bounded by
+  // them, so one stuck older never reads as more than was spent.
+  const pending = ctx.store.pendingPaymentsTotal(owner, agentId);
   return {
     agentId,
     policy: policyView(policy),
-    spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, dailyWindow(ctx.clock.now()).after)),
-    held24h: formatUsdc(ctx.store.heldSince(owner, agentId, dailyWindow(ctx.clock.now()).after)),
+    spent24h: formatUsdc(spent),
+    held24h: formatUsdc(held),
+    pending24h: formatUsdc(pending < spent - held ? pending : spent - held),
     // Each budget now (what was spent, what remains, when it starts afresh); left out when there are none.
     ...(policy.budgets.length === 0 ? {} : { budgets: budgetsNow(ctx, owner, agentId, policy.budgets) }),
     ...endsOnOf(policy, timeZone),

@@ -75,6 +75,11 @@ export type PolicyResponse = {
   spent24h: string;
   /** Of spent24h, the payments held for the owner's yes: counted against the budget, not paid (and never paid unless approved). */
   held24h: string;
+  /**
+   * Of spent24h, the payments signed or sent and not settled yet (an x402 authorization no seller has
+   * settled, a transaction not yet seen on chain): counted against the budget, and lapsing unsettled.
+   */
+  pending24h: string;
   budgets?: BudgetNow[];
   /** When the policy ends at the end of a day in the owner's time zone: that day, as typed ("2026-12-31"). */
   endsOn?: string;

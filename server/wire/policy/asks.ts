@@ -37,6 +37,14 @@ export function assertAskWithinMax(next: Pick<Asks, 'askAbove'> & { maxPerPaymen
  * said apart wherever a spent sum counts held payments, so "spent" is not read as paid; null where
  * nothing is held. `whose`: the owner spoken to, or of.
  */
+/**
+ * Of a sum spent, what is signed or sent and not settled yet, in words ("0.18 of it signed or sent,
+ * not settled yet"); null where nothing is. Counted against the budget, it may still lapse unsettled.
+ */
+export function pendingOfItWords(pending: bigint, format: (micro: bigint) => string = formatUsdc): string | null {
+  return pending > 0n ? `${format(pending)} of it signed or sent, not settled yet` : null;
+}
+
 export function heldOfItWords(held: bigint, whose: 'your' | "the owner's", format: (micro: bigint) => string = formatUsdc): string | null {
   return held > 0n ? `${format(held)} of it held for ${whose} yes, not paid` : null;
 }

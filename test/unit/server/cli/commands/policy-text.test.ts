@@ -18,4 +18,14 @@ describe('coffer policy', () => {
     );
     expect(policyText(answer('10.00', '10.00'))).toContain('  limits    at most 10.00 USDC a payment, cooldown 0 s, services: any\n');
   });
+
+  it('says what of the spent sum is not settled yet, and what waits for a yes, apart (helpers 185, 190)', () => {
+    const spending = { ...answer('1.00', '0.50'), spent24h: '0.48', pending24h: '0.18', held24h: '0.05' } as PolicyResponse;
+    expect(policyText(spending)).toContain(
+      "  daily     1.00 USDC in any 24 hours: 0.48 spent (0.05 of it held for the owner's yes, not paid; 0.18 of it signed or sent, not settled yet)\n",
+    );
+    expect(policyText({ ...spending, pending24h: '0.00', held24h: '0.00' } as PolicyResponse)).toContain(
+      '  daily     1.00 USDC in any 24 hours: 0.48 spent\n',
+    );
+  });
 });
