@@ -135,7 +135,7 @@ export const fetchPaidInput = strictFields({
   rail: railSchema
     .optional()
     .describe(
-      "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, a 402 payable on both (an x402 offer, or Coffer's own offering Base) is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, Solana first",
+      "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, a 402 payable on both (an x402 offer, or Coffer's own offering Base) is paid on the owner's preferred rail where the wallet there holds the amount and the policy allows that rail's price, else on the one where both hold, Solana first",
     ),
   approvalId: z
     .string()
