@@ -348,3 +348,20 @@ test('the Funds card starts on the rail the agent holds USDC on, each rail shown
   await expect(page.getByLabel('Solana USDC')).toBeChecked();
   await expect(page.getByLabel('Return to the treasury')).toHaveValue('40.00');
 });
+
+test('a long name in the stopped banner keeps to one line, cut short, whole in its title (helper 181: five lines)', async ({ page }) => {
+  const name = '🤖'.repeat(50);
+  await api.json('POST', '/v1/agents/deploy', { agentId: 'long-named', displayName: name, dailyBudget: '5', maxPerPayment: '1' });
+  await api.json('POST', '/v1/agents/long-named/kill', {});
+  try {
+    await signIn(page);
+    const link = page.getByTestId('stopped-banner').getByRole('link', { name });
+    await expect(link).toBeVisible();
+    await expect(link).toHaveAttribute('title', name);
+    const lineHeight = await link.evaluate((element) => parseFloat(getComputedStyle(element).lineHeight) || 24);
+    expect((await link.boundingBox())!.height).toBeLessThan(lineHeight * 1.5);
+    await page.screenshot({ path: join(SCREENSHOTS, 'overview-stopped-long-name.png') });
+  } finally {
+    await api.json('POST', '/v1/agents/long-named/resume', {});
+  }
+});

@@ -23,7 +23,9 @@ export function SuspendedBanner() {
         {suspended.slice(0, 5).map((a, i) => (
           <span key={a.agentId}>
             {i > 0 && ', '}
-            <a href={hrefFor({ page: 'agent', agentId: a.agentId })}>{a.displayName}</a>
+            <a className="agent-name" href={hrefFor({ page: 'agent', agentId: a.agentId })} title={a.displayName}>
+              {a.displayName}
+            </a>
             {/* Stopped by its breaker rather than by a person: why. */}
             {a.statusReason && ` (${a.statusReason})`}
           </span>
