@@ -35,10 +35,16 @@ const stopsPastTheLimit: RequestHandler = (req, res, next) => {
     read += chunk.length;
     if (read <= JSON_BODY_LIMIT_BYTES) return;
     req.off('data', count);
+    // Security invariant: answered already (body-parser refused the charset or encoding before
+    // reading, and the body kept coming), nothing more is written: a second answer threw in this
+    // listener and ended the server, for a request no key was needed to send (helper 191).
+    if (res.headersSent) return;
     res.setHeader('Connection', 'close');
     sendError(res, new CofferError('body_too_large', 'the request body is larger than 64 KiB'));
   };
   req.on('data', count);
+  // Done with once answered: nothing of the body is for it after that.
+  res.once('finish', () => req.off('data', count));
   next();
 };
 

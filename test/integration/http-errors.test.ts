@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -464,6 +465,36 @@ describe('HTTP errors and guards', () => {
       expect(answer.head).toMatch(/\r\nconnection: close/i);
       expectError(await t.api('GET', t.withOwner('/v1/agents/endless/balance')), 404, 'agent_not_found');
     }, 20_000);
+
+    it('a chunked body past 64 KiB after an early refusal (its charset, its encoding) leaves the server up (helper 191)', async () => {
+      // body-parser refuses these before reading a byte; the limit's counter read on, and past 64 KiB
+      // answered a second time: ERR_HTTP_HEADERS_SENT thrown in a stream listener ended the process.
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown) => uncaught.push(error);
+      process.on('uncaughtException', onUncaught);
+      try {
+        for (const header of ['Content-Type: application/json; charset=latin1', 'Content-Encoding: foo']) {
+          const socket = connect(t.server.port, '127.0.0.1');
+          let answer = '';
+          socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+          socket.on('error', () => undefined);
+          await once(socket, 'connect');
+          socket.write(
+            `POST /v1/agents/x/pay HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\n${header}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          for (let i = 0; i < 80; i += 1) socket.write(`400\r\n${'a'.repeat(0x400)}\r\n`);
+          socket.write('0\r\n\r\n');
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          socket.destroy();
+          expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+          expect((await t.api('GET', '/v1/health')).status).toBe(200);
+        }
+      } finally {
+        process.off('uncaughtException', onUncaught);
+      }
+      expect(uncaught).toEqual([]);
+    });
 
     it('a body over 64 KiB is 413 body_too_large, and nothing is created', async () => {
       const body = JSON.stringify({ agentId: 'too-big', dailyBudget: '1', maxPerPayment: '1', displayName: 'x'.repeat(70 * 1024) });
