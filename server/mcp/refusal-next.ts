@@ -45,7 +45,7 @@ const NEXT_TOOL: Readonly<Record<string, string>> = {
   insufficient_funds: ALLOCATE,
   price_above_registry: 'find_service shows the price the registry lists; a registry service is paid that, no more',
   approval_withdrawn:
-    'check_balance says whether this agent was stopped (status suspended: resume_agent asks the owner to resume it); else call the tool again to ask anew (fetch_paid without its approvalId)',
+    'check_balance says whether this agent was stopped (status suspended: resume_agent asks the owner to resume it); else call the tool again to ask anew (pay or fetch_paid, as it was asked, without its approvalId)',
   approval_expired: "call again: the seller's terms are fresh, and the owner is asked again",
   nonce_expired: "call again: the seller's terms are fresh, and the owner is asked again",
 };
@@ -66,4 +66,31 @@ export function nextTool(code: string, stopped = false, message = ''): string | 
     return otherRail === undefined ? allocateFor(message) : `${otherRail[1]}; or ${allocateFor(message)}`;
   }
   return NEXT_TOOL[stopped ? 'agent_suspended' : code] ?? null;
+}
+
+/** The tool that asks the owner for each kind of request anew. */
+const ASKED_WITH: Readonly<Record<string, string>> = {
+  allocate: 'allocate_budget',
+  policy: 'set_policy',
+  deploy: 'deploy_agent',
+};
+
+/**
+ * What to do about a request that ended without the owner's yes (`withdrawn`, `expired`), by its kind,
+ * as check_approval says it: a held payment's as the refusal of the call that waited names it; another
+ * request's with the tool that asked it (helper 191: an allocation taken back was told to call
+ * fetch_paid, "the seller's terms" fresh). Null for the other statuses.
+ */
+export function nextAfterEnded(kind: string, status: string): string | null {
+  if (status !== 'withdrawn' && status !== 'expired') return null;
+  if (kind === 'payment') return nextTool(`approval_${status}`);
+  if (kind === 'resume') {
+    return status === 'withdrawn'
+      ? 'check_balance says whether this agent is active again (the owner resuming it ends its request); else resume_agent asks anew'
+      : 'resume_agent asks the owner anew';
+  }
+  const tool = ASKED_WITH[kind] ?? 'the tool that asked';
+  return status === 'withdrawn'
+    ? `check_balance says whether this agent was stopped (status suspended: resume_agent asks the owner to resume it); else ${tool} asks the owner anew`
+    : `the owner did not answer in time: ${tool} asks anew`;
 }

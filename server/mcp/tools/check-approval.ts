@@ -3,7 +3,7 @@ import * as input from '../tool-inputs.js';
 import * as output from '../tool-outputs.js';
 import { CHANGES_STATE, defineTool } from '../tool-definition.js';
 import { NEW_AGENT_STEPS } from '../tool-results.js';
-import { nextTool } from '../refusal-next.js';
+import { nextAfterEnded } from '../refusal-next.js';
 
 export const checkApproval = defineTool({
   name: 'check_approval',
@@ -19,7 +19,7 @@ export const checkApproval = defineTool({
     const body = await ctx.api.approval(approvalId, wait === undefined ? undefined : Math.min(wait, Math.floor(ctx.heldWaitMs / 1000)));
     // Ended without the owner's yes: what to do, as the refusal of the call that waited says it
     // (helper 189: a request withdrawn by a stop answered "withdrawn" and nothing more).
-    const ended = body.status === 'withdrawn' || body.status === 'expired' ? nextTool(`approval_${body.status}`) : null;
+    const ended = nextAfterEnded(body.kind, body.status);
     if (ended !== null) return { ...body, next: ended };
     if (!('apiKey' in body) || typeof body.apiKey !== 'string') return body;
     const agentId = String(body.targetAgentId);

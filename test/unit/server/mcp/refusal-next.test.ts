@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NEXT_TOOL_CODES, nextTool } from '../../../../server/mcp/refusal-next.js';
+import { NEXT_TOOL_CODES, nextAfterEnded, nextTool } from '../../../../server/mcp/refusal-next.js';
 import { NEXT_STEP_CODES, nextStep } from '../../../../server/cli/next-step.js';
 import { POLICY_RULES } from '../../../../server/core/policy/rules.js';
 import { payableElsewhere } from '../../../../server/core/payments/refusals.js';
@@ -68,6 +68,21 @@ describe("the tool named after an agent's refused payment", () => {
     ).toBe(
       'fetch_paid again with rail "sol" pays it from this agent\'s wallet on Solana; or allocate_budget with rail "base" asks the owner for USDC into this wallet\'s account on Base',
     );
+  });
+
+  it('a request ended without a yes is followed with the tool that asked it, not fetch_paid (helper 191)', () => {
+    expect(nextAfterEnded('allocate', 'withdrawn')).toBe(
+      'check_balance says whether this agent was stopped (status suspended: resume_agent asks the owner to resume it); else allocate_budget asks the owner anew',
+    );
+    expect(nextAfterEnded('policy', 'expired')).toBe('the owner did not answer in time: set_policy asks anew');
+    expect(nextAfterEnded('resume', 'withdrawn')).toMatch(/^check_balance says whether this agent is active again/);
+    for (const kind of ['allocate', 'policy', 'resume', 'deploy']) {
+      for (const status of ['withdrawn', 'expired']) expect(nextAfterEnded(kind, status)).not.toMatch(/fetch_paid|seller/);
+    }
+    // A held payment's, as the refusal of the call that waited says it.
+    expect(nextAfterEnded('payment', 'expired')).toBe(nextTool('approval_expired'));
+    expect(nextAfterEnded('payment', 'withdrawn')).toContain('pay or fetch_paid, as it was asked, without its approvalId');
+    expect(nextAfterEnded('allocate', 'approved')).toBeNull();
   });
 
   it('offers no resume to an archived agent, stopped for good (helper 178)', () => {
