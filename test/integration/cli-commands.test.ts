@@ -646,7 +646,10 @@ describe('coffer status, pay, kill, open', () => {
     const funding = `the owner funds this agent's wallet: ${shellCommand(['allocate', 'base-only', 'AMOUNT'])}`;
     const refused = await coffer(['pay', 'demo-quotes', '0.01', '--config', baseOnly]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/holds 0\.00 USDC available on Solana, less than 0\.01 \(insufficient_funds\)$/m);
+    // Coffer's words say it too (helper 189), the next step types the command.
+    expect(refused.stderr).toMatch(
+      /holds 0\.00 USDC available on Solana, less than 0\.01; the service is paid on Base too, where this wallet holds 0\.01 USDC free: asked with rail "base", it is paid there \(insufficient_funds\)$/m,
+    );
     const onBase = shellCommand(['pay', 'demo-quotes', '0.01', '--rail', 'base', '--config', baseOnly]);
     expect(refused.stderr).toContain(`\nnext: ${onBase} pays it on Base, where its wallet holds 0.01 USDC free; or ${funding}\n`);
     // Every flag it was given is carried over: pasted, it is that same payment.
@@ -695,7 +698,7 @@ describe('coffer status, pay, kill, open', () => {
       // Base short too: no step that would be refused, the figure said instead (helper 187).
       await post('/v1/agents/base-fetch/return', { rail: 'base', amount: '0.045' });
       const bothShort = await coffer(['fetch', url, '--rail', 'sol', '--config', baseOnly]);
-      expect(bothShort.stderr).toMatch(/; on Base, where the 402 is payable too, 0\.005 \(insufficient_funds\)$/m);
+      expect(bothShort.stderr).toMatch(/; on Base, where the 402 is payable too, 0\.005 USDC available \(insufficient_funds\)$/m);
       expect(bothShort.stderr).not.toContain('--rail base pays it');
       // The other way (helper 189): asked on Base, short there, Solana holding it: the same fetch on Solana.
       const solOnly = join(dataDir, 'sol-fetch.json');

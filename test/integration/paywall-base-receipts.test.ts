@@ -218,7 +218,7 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     await expect(payingFetch(`${api.url}/weather?city=Faro`, {}, { agent: brokeAgent })).rejects.toMatchObject({
       code: 'payment_refused',
       details: { cofferCode: 'insufficient_funds' },
-      message: expect.stringMatching(/available on Solana, less than 0\.01; on Base, where the 402 is payable too, 0\.00$/),
+      message: expect.stringMatching(/available on Solana, less than 0\.01; on Base, where the 402 is payable too, 0\.00 USDC available$/),
     });
     // A 402 on Solana alone says nothing of Base.
     const solanaOnly = await listen(createDemoApi({ lookup: await cofferTransferLookup(t.url), store }));
@@ -246,7 +246,7 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     const { apiKey: brokeKey } = await deployAgent(t, 'sol-short-too', { dailyBudget: '5.00', maxPerPayment: '1.00' });
     const broke = { cofferUrl: t.url, owner: t.owner, agentId: 'sol-short-too', apiKey: brokeKey };
     const short = await payingFetch(`${api.url}/weather?city=Faro`, {}, { agent: broke, rail: 'base' }).catch((error: unknown) => error);
-    expect((short as Error).message).toMatch(/available on Base, less than 0\.01; on Solana, where the 402 is payable too, 0\.00$/);
+    expect((short as Error).message).toMatch(/available on Base, less than 0\.01; on Solana, where the 402 is payable too, 0\.00 USDC available$/);
     expect((short as { details: object }).details).not.toHaveProperty('otherRail');
   });
 

@@ -435,7 +435,7 @@ describe('Coffer pays x402 sellers on Base', () => {
       const refused = await payX402('both-short', agent.apiKey, offer.answer());
       expectError(refused, 402, 'insufficient_funds');
       expect(refused.body.error).toBe(
-        "the agent's wallet holds 0.25 USDC available on Solana, less than 0.60; on Base, where the offer is payable too, 0.50",
+        "the agent's wallet holds 0.25 USDC available on Solana, less than 0.60; on Base, where the offer is payable too, 0.50 USDC available",
       );
     });
 
@@ -495,7 +495,7 @@ describe('Coffer pays x402 sellers on Base', () => {
       // A fifth finds neither wallet holding 0.40 free, and says what each holds.
       const fifth = await payX402('both-at-once', agent.apiKey, offer.answer());
       expectError(fifth, 402, 'insufficient_funds');
-      expect(fifth.body.error).toMatch(/on Base, where the offer is payable too, 0\.20$/);
+      expect(fifth.body.error).toMatch(/on Base, where the offer is payable too, 0\.20 USDC available$/);
     });
 
     it("refused on the other rail for what holds there alone, the first rail's want of funds is said and kept", async () => {

@@ -112,7 +112,7 @@ export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, al
             ? ''
             : alsoShort.free === null
               ? `; ${payableElsewhere(alsoShort.rail, rail, alsoShort.byYes === true)}`
-              : `; on ${railName(alsoShort.rail)}, where the offer is payable too, ${formatUsdc(alsoShort.free < 0n ? 0n : alsoShort.free)}`),
+              : `; on ${railName(alsoShort.rail)}, where the offer is payable too, ${formatUsdc(alsoShort.free < 0n ? 0n : alsoShort.free)} USDC available`),
       );
 
 /** What an earlier payment bought, where it says (an x402 payment's URL): ", for <url>". */

@@ -60,7 +60,7 @@ export function withOtherRailFunds(error: PaymentError, other: Rail, otherFree: 
   const short = otherFree !== null && asked !== null && (tryParseUsdc(otherFree) ?? 0n) < asked;
   const name = railName(other);
   const said = short
-    ? `; on ${name}, where the 402 is payable too, ${otherFree}`
+    ? `; on ${name}, where the 402 is payable too, ${otherFree} USDC available`
     : `; the 402 can be paid on ${name} too: ask again with the rail "${other}" to pay it from the agent's ${name} wallet`;
   // The call offered only where the other wallet was read holding the amount: unread, paying there may be refused too.
   const covers = otherFree !== null && !short;
