@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { afterAnswersUnderWay, endSocketInJson } from '../http/socket-answer.js';
 import type { AddressInfo } from 'node:net';
@@ -58,7 +58,8 @@ export function closeServer(server: Server, forceAfterMs: number): Promise<void>
  * Requests Node rejects before the app sees them (headers over its 16 KiB, broken HTTP, a request
  * that took longer than its time) answered in JSON with a code, as the app answers, and never cached:
  * Node's own answer is a bare status with no body. A CONNECT, which Node hands to no app, is an
- * endpoint that does not exist, as any other unknown method (it was left with no answer at all).
+ * endpoint that does not exist, as any other unknown method (it was left with no answer at all); an
+ * Expect other than 100-continue is a 417 in the same JSON.
  */
 export function answerRejectedRequestsInJson(server: Server, times: { headersTimeoutMs: number; requestTimeoutMs: number }): void {
   // Node reports a broken connection again with each chunk that arrives after; it is refused once.
@@ -72,6 +73,21 @@ export function answerRejectedRequestsInJson(server: Server, times: { headersTim
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy();
     refuse(socket, refusalOf(error.code, times));
+  });
+  // Node answers an Expect it does not know with a bare 417 and no body.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const expected = JSON.stringify(String(req.headers.expect ?? '').slice(0, 100));
+    const json = JSON.stringify({
+      error: `the request expects ${expected}; Coffer takes only "Expect: 100-continue"`,
+      code: 'invalid_request',
+    });
+    res.writeHead(417, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(json),
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    });
+    res.end(json);
   });
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const target = (req.url ?? '').slice(0, 200);

@@ -102,4 +102,20 @@ describe('requests Node refuses', () => {
     expect(refusal).toBeGreaterThan(first);
     expect(answer.slice(refusal)).toContain('"code":"not_found"');
   });
+
+  it('an Expect the server does not know is 417 in JSON with a code, not a bare status (helper 188)', async () => {
+    const listening = await listenOnLoopback(app as never, 0, { requestTimeoutMs: 60_000 });
+    server = listening.server;
+    const answer = await rawExchange(
+      listening.port,
+      'POST /v1/session HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
+    expect(head).toMatch(/\r\nCache-Control: no-store\r\n/i);
+    expect(JSON.parse(body)).toEqual({
+      error: 'the request expects "foo"; Coffer takes only "Expect: 100-continue"',
+      code: 'invalid_request',
+    });
+  });
 });
