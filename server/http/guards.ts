@@ -17,7 +17,11 @@ export function localOnly(port: () => number): RequestHandler {
 
 /** Why a request (or a WebSocket upgrade) is refused by the guard above; null when it may go on. */
 export function loopbackRefusal(
-  { headers, rawHeaders }: { headers: { host?: string | undefined; origin?: string | undefined }; rawHeaders: string[] },
+  {
+    headers,
+    rawHeaders,
+    url,
+  }: { headers: { host?: string | undefined; origin?: string | undefined }; rawHeaders: string[]; url?: string | undefined },
   port: number,
 ): CofferError | null {
   // Node keeps the first of two Host headers: a request naming two hosts is refused, not read as one.
@@ -27,6 +31,12 @@ export function loopbackRefusal(
   const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
   const host = headers.host ?? '';
   if (!hosts.includes(host.toLowerCase())) return new CofferError('bad_host', `requests must be addressed to ${hosts[0]}`);
+  // A target in absolute form names its own host, which HTTP reads in place of Host (RFC 9112 3.2.2):
+  // it must be this server too, or a request for evil.example was served here (helper 188).
+  const target = url ?? '/';
+  if (!target.startsWith('/') && target !== '*' && !hosts.includes(absoluteFormHost(target))) {
+    return new CofferError('bad_host', `requests must be addressed to ${hosts[0]}`);
+  }
   const { origin } = headers;
   if (origin !== undefined && !hosts.some((h) => origin.toLowerCase() === `http://${h}`)) {
     return new CofferError('bad_origin', 'cross-origin requests are not allowed');
@@ -42,3 +52,13 @@ export const noOptions: RequestHandler = (req, res, next) => {
   if (req.method !== 'OPTIONS') return next();
   sendError(res, new CofferError('not_found', `no such endpoint: ${req.method} ${req.path}`));
 };
+
+/** The host and port an absolute-form target names (http only), lower case; "" for any other. */
+function absoluteFormHost(target: string): string {
+  try {
+    const parsed = new URL(target);
+    return parsed.protocol === 'http:' ? parsed.host.toLowerCase() : '';
+  } catch {
+    return '';
+  }
+}

@@ -596,6 +596,26 @@ describe('HTTP errors and guards', () => {
       expectRawError(two, 403, 'bad_host');
     });
 
+    it('a target in absolute form is judged by the host it names, as HTTP reads it, not by Host (helper 188)', async () => {
+      const port = t.server.port;
+      const before = await snapshot();
+      for (const target of [
+        `http://evil.example:${port}/v1/health`,
+        `http://evil.example/v1/kill-all?owner=${t.owner}`,
+        'ftp://x/v1/health',
+      ]) {
+        const refused = await overSocket(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+        expectRawError(refused, 403, 'bad_host');
+      }
+      expect(await snapshot()).toEqual(before);
+      // Naming this server, it is served.
+      const served = await overSocket(
+        port,
+        `GET http://127.0.0.1:${port}/v1/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(served.status).toBe(200);
+    });
+
     it.each([['127.0.0.1'], ['localhost'], ['[::1]']])('%s:PORT is accepted', async (name) => {
       const response = await raw(t, 'GET', t.withOwner('/v1/dashboard'), { host: `${name}:${t.server.port}` });
       expect(response.status).toBe(200);
