@@ -70,7 +70,7 @@ export function SpendChart({ payments, now = Date.now() }: { payments: SpendReco
             const heldValue = held[i] ?? 0n;
             const h = barHeight(value, top, height);
             const heldH = barHeight(heldValue, top, height);
-            const hour = new Date(start + (i + 1) * HOUR_MS).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+            const hour = new Date(start + (i + 1) * HOUR_MS).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
             return (
               <g key={i}>
                 <rect className="bar" x={i * 10 + 1} y={height - h} width={8} height={h}>

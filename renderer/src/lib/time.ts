@@ -11,7 +11,8 @@ export const dateTime = (iso: string, timeZone?: string) =>
 export function shortTime(iso: string | null, now = new Date(), timeZone?: string): string {
   if (!iso) return 'never';
   const date = new Date(iso);
+  // The hour as dateTime's `timeStyle: 'short'` spells it ("2:56 PM", not "02:56 PM"): one spelling on a page.
   return onSameDay(date, now, timeZone)
-    ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', timeZone })
-    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone });
+    ? date.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', timeZone })
+    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone });
 }
