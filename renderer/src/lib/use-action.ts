@@ -21,6 +21,8 @@ export function useAction() {
       return true;
     } catch (e) {
       setError((e as Error).message);
+      // A refusal about one field of the form (FieldRefusal) marks it, as a check before sending does.
+      if (e instanceof FieldRefusal) setInvalid(new Set([e.field]));
       return false;
     } finally {
       setBusy(false);
@@ -42,4 +44,14 @@ export function useAction() {
     setInvalid(new Set());
   };
   return { busy, error, setError: sayError, invalid, run, submit };
+}
+
+/** The server's refusal said in the form's words, about one of its fields (its input's name): useAction marks it. */
+export class FieldRefusal extends Error {
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+  }
 }

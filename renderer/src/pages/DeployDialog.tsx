@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { deployBodySchema } from '../../../server/wire/schemas.js';
-import { useAction } from '../lib/use-action.js';
+import { FieldRefusal, useAction } from '../lib/use-action.js';
+import { CofferApiError } from '../../../server/client/client-error.js';
 import type { Deployed } from '../api/types.js';
 import { Money } from '../components/Money.js';
 import { railName } from '../../../server/wire/rail-words.js';
@@ -35,7 +36,7 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
     event.preventDefault();
     await submitForm(deployBodySchema, newAgentBody(form), async (body) => {
       if (!client) return;
-      setDeployed(await client.deploy(body));
+      setDeployed(await client.deploy(body).catch((error: unknown) => Promise.reject(takenIdSaid(error, body.agentId))));
       await refresh();
     });
   };
@@ -139,5 +140,18 @@ export function FundingNote({ funding }: { funding: Deployed['funding'] | undefi
     <p className="error-note" role="alert">
       The agent exists, but funding it failed: {funding.error} Allocate from its page.
     </p>
+  );
+}
+
+/**
+ * An id taken, said as the dashboard does it, beside Agent id: the server's words name the CLI's
+ * commands for a deploy whose answer was lost (helper 181). An archived agent's are its own already.
+ */
+function takenIdSaid(error: unknown, agentId: string): unknown {
+  if (!(error instanceof CofferApiError) || error.code !== 'agent_exists') return error;
+  if (error.message.startsWith('an archived agent')) return new FieldRefusal(error.message, 'agentId');
+  return new FieldRefusal(
+    `An agent "${agentId}" already exists: choose another id. If its deploy was never answered, its page replaces its key and funds it.`,
+    'agentId',
   );
 }

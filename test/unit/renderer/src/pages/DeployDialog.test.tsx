@@ -4,6 +4,7 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { DeployDialog } from '../../../../../renderer/src/pages/DeployDialog.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
+import { CofferApiError } from '../../../../../server/client/client-error.js';
 
 beforeAll(withModalDialogs);
 afterEach(() => {
@@ -50,6 +51,26 @@ describe('deploying an agent from the dashboard', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
     expect((await screen.findByRole('alert', { hidden: true })).textContent!.split('\n')).toHaveLength(2);
     expect(field('Agent id').getAttribute('aria-invalid')).toBeNull();
+  });
+
+  it("an id already taken is said in the dashboard's words beside Agent id, marked, no CLI command in them (helper 181)", async () => {
+    const deploy = vi.fn(async () => {
+      throw new CofferApiError(
+        409,
+        'agent_exists',
+        'an agent "taken" already exists for this owner: if its deploy was never answered, coffer key taken hands out a new key and coffer allocate taken AMOUNT funds it (a deploy sent with an Idempotency-Key is finished by sending it again within the day)',
+      );
+    });
+    useDashboard.setState({ client: { deploy } as never, refresh: async () => {} });
+    render(<DeployDialog open onClose={() => {}} />);
+    fireEvent.change(field('Agent id'), { target: { value: 'taken' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    const alert = await screen.findByRole('alert', { hidden: true });
+    expect(alert.textContent).toBe(
+      'An agent "taken" already exists: choose another id. If its deploy was never answered, its page replaces its key and funds it.',
+    );
+    expect(alert.textContent).not.toContain('coffer ');
+    expect(field('Agent id').getAttribute('aria-invalid')).toBe('true');
   });
 
   it('closed and opened again, it starts afresh: no field marked, nothing said', async () => {
