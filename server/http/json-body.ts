@@ -26,8 +26,8 @@ const declaredTooLarge: RequestHandler = (req, res, next) => {
  * A body that goes on past the limit (chunked, its length never declared) is refused as soon as it
  * has, and the connection closed with the answer: body-parser reads the rest off and drops it before
  * it answers, so a chunk that never ended held the request until the server's request timeout.
- * body-parser still sees the same bytes (a second reader of the stream) and refuses them itself; the
- * error handler then has nothing left to say.
+ * Counted as sent: a compressed body counts by its bytes on the wire. body-parser, a second reader of
+ * the stream, judges the body it inflates; what it parses after this answer goes no further (namesOnce).
  */
 const stopsPastTheLimit: RequestHandler = (req, res, next) => {
   let read = 0;
@@ -67,9 +67,13 @@ export function jsonBody(): RequestHandler[] {
     },
   });
   // Looked at once the text parsed: a cut-off `{"a":1,"a":2` is not JSON, said so, not a name twice.
-  const namesOnce: RequestHandler = (req, _res, next) => {
+  const namesOnce: RequestHandler = (req, res, next) => {
     const text = texts.get(req);
     texts.delete(req);
+    // Security invariant: a request already answered goes no further. The limit's counter answers 413
+    // by the bytes sent; a compressed body may still inflate to less, and body-parser then read it
+    // whole: the route ran under a 413 (helper 193: an allocation of 0.50 moved, answered "too large").
+    if (res.headersSent) return;
     const twice = text === undefined ? null : firstNameGivenTwice(text);
     next(
       twice === null

@@ -1,3 +1,4 @@
+import { crc32, deflateRawSync, gunzipSync } from 'node:zlib';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -494,6 +495,43 @@ describe('HTTP errors and guards', () => {
         process.off('uncaughtException', onUncaught);
       }
       expect(uncaught).toEqual([]);
+    });
+
+    it('a compressed body over 64 KiB on the wire is 413, and what it holds is not carried out (helper 193)', async () => {
+      // 16,000 empty deflate blocks, then {"amount":"0.50"}: 80 KB sent, 17 bytes once inflated. The
+      // limit counted what was sent and answered 413; the route ran all the same, unanswered.
+      await fundedAgent(t, 'gzip-target', '1');
+      const before = await snapshot();
+      const deflated = Buffer.concat([
+        Buffer.alloc(16_000 * 5, 0).map((_, i) => [0, 0, 0, 0xff, 0xff][i % 5]!),
+        deflateRawSync('{"amount":"0.50"}'),
+      ]);
+      const text = Buffer.from('{"amount":"0.50"}');
+      const trailer = Buffer.alloc(8);
+      trailer.writeUInt32LE(crc32(text), 0);
+      trailer.writeUInt32LE(text.length, 4);
+      const gzipped = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]), deflated, trailer]);
+      expect(gunzipSync(gzipped).toString()).toBe('{"amount":"0.50"}');
+      const socket = connect(t.server.port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+      socket.on('error', () => undefined);
+      await once(socket, 'connect');
+      socket.write(
+        `POST ${t.withOwner('/v1/agents/gzip-target/allocate')} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nAuthorization: Bearer ${t.ownerKey}\r\n` +
+          'Content-Type: application/json\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n',
+      );
+      for (let at = 0; at < gzipped.length; at += 4096) {
+        const part = gzipped.subarray(at, at + 4096);
+        socket.write(`${part.length.toString(16)}\r\n`);
+        socket.write(part);
+        socket.write('\r\n');
+      }
+      socket.write('0\r\n\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      socket.destroy();
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(await snapshot()).toEqual(before);
     });
 
     it('a body over 64 KiB is 413 body_too_large, and nothing is created', async () => {
