@@ -24,7 +24,7 @@ export function AllowedAddressField({
       <div className="inline">
         <input
           id="allowed-address"
-          placeholder="Solana address"
+          placeholder="Solana or Base address"
           spellCheck={false}
           autoComplete="off"
           value={address}

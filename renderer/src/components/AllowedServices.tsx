@@ -9,7 +9,7 @@ type ServiceChoice = Pick<PolicyDraft, 'scope' | 'allowedServices'>;
 
 /**
  * Which services may be paid, an explicit choice: any, or only those ticked (registry services or
- * recipient addresses: a Solana address allows every payment to it, as the server reads
+ * recipient addresses: an address on Solana or Base allows every payment to it, as the server reads
  * `allowedServices`).
  */
 export function AllowedServices({

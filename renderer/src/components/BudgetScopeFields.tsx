@@ -60,7 +60,7 @@ export function BudgetScopeFields({
         <input
           className="budget-recipient"
           aria-label={`${name}: recipient address`}
-          placeholder="Solana address"
+          placeholder="Solana or Base address"
           spellCheck={false}
           value={row.recipient}
           onChange={(e) => onChange({ recipient: e.target.value })}

@@ -59,6 +59,8 @@ export function shortReason(reason: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** Solana addresses in words shortened for a narrow place ("93ug…Dnrx"); the full words go in its title. */
+/** Addresses in words shortened for a narrow place ("93ug…Dnrx", "0x5aAe…eAed"); the full words go in its title. */
 export const shortAddresses = (text: string): string =>
-  text.replace(/\b[1-9A-HJ-NP-Za-km-z]{32,44}\b/g, (address) => `${address.slice(0, 4)}…${address.slice(-4)}`);
+  text
+    .replace(/\b0x[0-9a-fA-F]{40}\b/g, (address) => `${address.slice(0, 6)}…${address.slice(-4)}`)
+    .replace(/\b[1-9A-HJ-NP-Za-km-z]{32,44}\b/g, (address) => `${address.slice(0, 4)}…${address.slice(-4)}`);

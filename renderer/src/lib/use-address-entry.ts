@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { addressProblem } from './allowed-services.js';
+import { addressProblem, allowedSpelling } from './allowed-services.js';
 
 /**
  * A recipient address being typed to add to "Only these", and why it was not added (if it was not).
@@ -18,7 +18,8 @@ export function useAddressEntry(allowed: string[], onAdd: (address: string) => v
     setError(problem);
     if (problem !== null) return;
     setAddress('');
-    onAdd(text);
+    // As the server keeps it, so that the list sent and the list read back are the same.
+    onAdd(allowedSpelling(text));
   };
   return { address, error, type, add };
 }

@@ -292,7 +292,9 @@ describe('Only these: recipient addresses and example listings', () => {
     const field = screen.getByLabelText('Or a recipient address (every payment to it is allowed)');
     fireEvent.change(field, { target: { value: 'not-an-address' } });
     fireEvent.click(screen.getByRole('button', { name: 'Add the address' }));
-    expect(screen.getByText('not-an-address is not a Solana address (base58, 32 bytes)')).toBeTruthy();
+    expect(
+      screen.getByText('not-an-address is not an address: a Solana one (base58, 32 bytes) or a Base one (0x and 40 hex digits)'),
+    ).toBeTruthy();
     expect(field.getAttribute('aria-invalid')).toBe('true');
     fireEvent.change(field, { target: { value: ` ${ADDRESS} ` } });
     fireEvent.click(screen.getByRole('button', { name: 'Add the address' }));
@@ -308,8 +310,13 @@ describe('Only these: recipient addresses and example listings', () => {
     expect(screen.getByText('This address is already allowed')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: `Remove ${OTHER}` }));
     expect(screen.queryByTestId(`allowed-address-${OTHER}`)).toBeNull();
+    // A Base recipient too, typed in lower case, kept in its checksum spelling as the server keeps it (helper 192).
+    const base = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    fireEvent.change(field, { target: { value: base.toLowerCase() } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add the address' }));
+    expect(screen.getByTestId(`allowed-address-${base}`).textContent).toContain(base);
     fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
-    await waitFor(() => expect(onSave).toHaveBeenCalledWith({ allowedServices: [ADDRESS] }));
+    await waitFor(() => expect(onSave).toHaveBeenCalledWith({ allowedServices: [ADDRESS, base] }));
   });
 
   it('an address the policy already allows is shown as one, not as a service missing from the registry', () => {
