@@ -1,6 +1,7 @@
 import { tryParseUsdc, formatUsdc, readableUsdc } from '../lib/money.js';
 import type { SpendRecord } from '../api/types.js';
 import { heldOfItWords } from '../../../server/wire/policy/asks.js';
+import { useTimeZone } from '../state/store.js';
 
 const HOURS = 24;
 const HOUR_MS = 3_600_000;
@@ -25,6 +26,8 @@ const waitsForOwner = (payment: SpendRecord) => payment.status === 'held' && pay
  * the axis labels are HTML text, so they stay legible on a phone.
  */
 export function SpendChart({ payments, now = Date.now() }: { payments: SpendRecord[]; now?: number }) {
+  // Each bar's hour in the owner's zone, as every time on the page (the browser's was another).
+  const timeZone = useTimeZone();
   const paid = Array.from({ length: HOURS }, () => 0n);
   const held = Array.from({ length: HOURS }, () => 0n);
   const start = now - HOURS * HOUR_MS;
@@ -70,7 +73,11 @@ export function SpendChart({ payments, now = Date.now() }: { payments: SpendReco
             const heldValue = held[i] ?? 0n;
             const h = barHeight(value, top, height);
             const heldH = barHeight(heldValue, top, height);
-            const hour = new Date(start + (i + 1) * HOUR_MS).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
+            const hour = new Date(start + (i + 1) * HOUR_MS).toLocaleTimeString(undefined, {
+              hour: 'numeric',
+              minute: '2-digit',
+              timeZone,
+            });
             return (
               <g key={i}>
                 <rect className="bar" x={i * 10 + 1} y={height - h} width={8} height={h}>

@@ -1,8 +1,8 @@
 import { memo, useState } from 'react';
 import type { AgentRow } from '../api/types.js';
-import { useDashboard } from '../state/store.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
-import { shortTime } from '../lib/time.js';
+import { dateTime, shortTime } from '../lib/time.js';
 import { TightestBudgetBar } from '../components/BudgetBar.js';
 import { KillSwitch } from '../components/KillSwitch.js';
 import { Money } from '../components/Money.js';
@@ -25,6 +25,9 @@ import { TableHead } from '../components/TableHead.js';
  */
 const AgentRowView = memo(
   function AgentRowView({ agent }: { agent: AgentRow }) {
+    // The owner's zone, as every other time on the page (helper 192: the browser's here, the owner's
+    // under Recent payments, for the same payment).
+    const timeZone = useTimeZone();
     return (
       <tr className={agent.status} data-testid={`agent-row-${agent.agentId}`}>
         <td data-label="Agent" className="agent-cell">
@@ -47,8 +50,13 @@ const AgentRowView = memo(
         <td data-label="Tightest budget">
           <TightestBudgetBar tightest={agent.tightestBudget} name={agent.displayName} />
         </td>
-        <td data-label="Last payment" className="muted" title={agent.lastPaymentAt ?? undefined}>
-          {shortTime(agent.lastPaymentAt)}
+        <td
+          data-label="Last payment"
+          className="muted"
+          title={agent.lastPaymentAt === null ? undefined : dateTime(agent.lastPaymentAt, timeZone)}
+          data-testid="last-payment"
+        >
+          {shortTime(agent.lastPaymentAt, new Date(), timeZone)}
         </td>
       </tr>
     );
@@ -65,6 +73,7 @@ const AgentRowView = memo(
 export function Overview() {
   const dashboard = useDashboard((s) => s.dashboard);
   const [deploying, setDeploying] = useState(false);
+  const timeZone = useTimeZone();
   if (!dashboard) return null;
   return (
     <>
@@ -100,7 +109,7 @@ export function Overview() {
               {dashboard.archivedAgents.map((archived) => (
                 <li key={archived.agentId}>
                   <a href={hrefFor({ page: 'agent', agentId: archived.agentId })}>{archived.displayName}</a>{' '}
-                  <span className="muted">archived {shortTime(archived.archivedAt ?? null)}</span>
+                  <span className="muted">archived {shortTime(archived.archivedAt ?? null, new Date(), timeZone)}</span>
                   {(tryParseUsdc(archived.balance) ?? 0n) > 0n && (
                     <>
                       {' '}
