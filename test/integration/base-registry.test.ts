@@ -125,10 +125,11 @@ describe('registry services paid on Base', () => {
     expect(refused.body.error).toBe(
       'the agent\'s wallet holds 0.00 USDC available on Solana, less than 0.01; the service is paid on Base too, where this wallet holds 0.50 USDC free: asked with rail "base", it is paid there',
     );
-    // Not for a service paid on Solana only, nor where Base is short too.
+    // A service paid on Solana only says why Base does not pay it (helper 192: images, a Base-only agent).
     expect((await pay({ service: 'web-search', amount: '0.005' })).body.error).toBe(
-      "the agent's wallet holds 0.00 USDC available on Solana, less than 0.005",
+      "the agent's wallet holds 0.00 USDC available on Solana, less than 0.005; the service is paid on Solana only: the 0.50 USDC this wallet holds on Base cannot pay it",
     );
+    // Nothing of Base where Base is short too.
     const short = await deployAgent(t, 'base-short-payer', { dailyBudget: '10', maxPerPayment: '1' });
     const some = await t.api('POST', t.withOwner('/v1/agents/base-short-payer/allocate'), { body: { amount: '0.005', rail: 'base' } });
     expect(some.status, JSON.stringify(some.body)).toBe(200);

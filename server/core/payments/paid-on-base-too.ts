@@ -11,7 +11,8 @@ import { getAgentOrThrow } from '../agent-lookup.js';
  * funds, where the service is paid on Base too and the agent's Base wallet holds the amount beside
  * what it has pending there, the refusal says so, and how: asked with `rail: "base"` (helper 189: the
  * words sent an agent with money on Base to ask the owner for more). Only said: the payment stays on
- * the rail asked. Where the Base wallet cannot be read now, the refusal is answered as it was.
+ * the rail asked. A service paid on Solana only says so where the Base wallet holds the amount. Where
+ * the Base wallet cannot be read now, the refusal is answered as it was.
  */
 export async function sayingBaseHoldsIt<T>(
   ctx: EngineContext,
@@ -32,11 +33,19 @@ async function withBaseFunds(
 ): Promise<CofferError | null> {
   if (!(error instanceof CofferError) || error.code !== 'insufficient_funds' || error.agentStopped !== undefined) return null;
   const wanted = tryParseUsdc(amount);
-  if (!onDefaultRail || service?.base == null || openBase(ctx) === null || wanted === null) return null;
+  if (!onDefaultRail || service === null || openBase(ctx) === null || wanted === null) return null;
   try {
     const agent = getAgentOrThrow(ctx, owner, agentId);
     const free = freeBalance(ctx, agent, 'base', (await walletReading(ctx, agent, 'base', wanted)).reading);
     if (free < wanted) return null;
+    // A service paid on Solana alone (images among them): why the money on Base does not pay it
+    // (helper 192: an agent with 3.00 on Base was told only that Solana held 0.00).
+    if (service.base == null) {
+      return new CofferError(
+        'insufficient_funds',
+        `${error.message}; the service is paid on Solana only: the ${formatUsdc(free)} USDC this wallet holds on Base cannot pay it`,
+      );
+    }
     return new CofferError(
       'insufficient_funds',
       `${error.message}; the service is paid on Base too, where this wallet holds ${formatUsdc(free)} USDC free: asked with rail "base", it is paid there`,
