@@ -119,6 +119,18 @@ describe('coffer status as the owner', () => {
     expect(await printed(fresh)).toContain(`  no agents yet: ${shellCommand(['deploy', 'AGENT', '--data-dir', fresh])}\n`);
   });
 
+  it('names the archived agents under those in use, with how to read their history (helper 192: text status left them out)', async () => {
+    const { dir } = await overviewCoffer(
+      dashboard('1.00', [row('reader', { sol: '1.00', base: '0.00' })], 'base-sepolia', [
+        { agentId: 'alice', balance: '0.00', balances: { sol: '0.00', base: '0.00' } },
+        { agentId: 'bob', balance: '0.00', balances: { sol: '0.00', base: '0.00' } },
+      ]),
+    );
+    expect(await printed(dir)).toContain(
+      `  archived  alice, bob: stopped for good, their history kept (${shellCommand(['activity', 'alice', '--data-dir', dir])})\n`,
+    );
+  });
+
   it('says the daily budget once where it is the tightest; another tightest budget beside it', async () => {
     const monthly = {
       ...row('saver', { sol: '1.00', base: '0.00' }),
