@@ -527,7 +527,13 @@ describe("the owner's CLI", () => {
 
     const approved = await owner(['approve', approvalId]);
     expect(approved.code, approved.stderr).toBe(0);
-    expect(approved.stdout).toMatch(new RegExp(`^Approved ${approvalId}: Pay 0\\.01 USDC on Solana to demo-weather.*carried out\\.$`, 'm'));
+    // Said paid, with the payment, as the dashboard says it (helper 192: "carried out").
+    expect(approved.stdout).toMatch(
+      new RegExp(
+        `^Approved ${approvalId}: Pay 0\\.01 USDC on Solana to demo-weather.*: paid \\(payment pay_[\\w-]+, (confirmed|pending on chain)\\)\\.$`,
+        'm',
+      ),
+    );
     expect(await exited).toBe(0);
     expect(paid).toMatch(/^Paid 0\.01 USDC/);
     // Once: a second yes is refused, and nothing waits any more.

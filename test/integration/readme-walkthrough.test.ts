@@ -142,7 +142,7 @@ describe.skipIf(process.platform === 'win32')("the README's walkthrough, as prin
     const asked = (await shell.type(askFirst!)).out;
     const approvalId = /^(apr_\S+) {2}researcher: Pay 0\.01 USDC on Solana to demo-weather/m.exec(asked)?.[1];
     expect(approvalId, asked).toBeDefined();
-    expect(asked).toMatch(new RegExp(`^Approved ${approvalId}: Pay 0\\.01 USDC on Solana to demo-weather.*carried out\\.$`, 'm'));
+    expect(asked).toMatch(new RegExp(`^Approved ${approvalId}: Pay 0\\.01 USDC on Solana to demo-weather.*: paid \\(payment pay_`, 'm'));
 
     // 9. The brake: stopped, refused, all stopped, all resumed.
     const braked = (await shell.type(brake!)).out;

@@ -152,9 +152,19 @@ export async function approve(
     // An x402 purchase: the seller's terms may not outlive the yes, so the yes moves nothing itself.
     decided.result?.protocol === 'x402' && decided.result.status === 'approved'
       ? `${asked}; nothing is paid yet: the agent buys it when it asks the seller again, before ${localTime(decided.expiresAt)}.\n`
-      : `${asked}, carried out.\n`,
+      : `${asked}${carriedOutWords(decided.result)}.\n`,
   );
   return 0;
+}
+
+/**
+ * What a yes came to: a held payment paid, named by its payment as the dashboard names it (helper 192:
+ * "carried out" said nothing of money moving); any other request ", carried out".
+ */
+function carriedOutWords(result: Record<string, unknown> | undefined): string {
+  const { paymentId, status } = result ?? {};
+  if (typeof paymentId !== 'string') return ', carried out';
+  return `: paid (payment ${paymentId}, ${status === 'confirmed' ? 'confirmed' : 'pending on chain'})`;
 }
 
 /** A terminal's link request carried out, once its code is the one typed; `deny`, the command that refuses this request. */
