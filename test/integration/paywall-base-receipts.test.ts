@@ -246,7 +246,9 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     const { apiKey: brokeKey } = await deployAgent(t, 'sol-short-too', { dailyBudget: '5.00', maxPerPayment: '1.00' });
     const broke = { cofferUrl: t.url, owner: t.owner, agentId: 'sol-short-too', apiKey: brokeKey };
     const short = await payingFetch(`${api.url}/weather?city=Faro`, {}, { agent: broke, rail: 'base' }).catch((error: unknown) => error);
-    expect((short as Error).message).toMatch(/available on Base, less than 0\.01; on Solana, where the 402 is payable too, 0\.00 USDC available$/);
+    expect((short as Error).message).toMatch(
+      /available on Base, less than 0\.01; on Solana, where the 402 is payable too, 0\.00 USDC available$/,
+    );
     expect((short as { details: object }).details).not.toHaveProperty('otherRail');
   });
 

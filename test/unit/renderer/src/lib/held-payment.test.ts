@@ -31,6 +31,7 @@ const answer: PolicyResponse = {
   policy: { dailyBudget: '10.00', maxPerPayment: '5.00', cooldownSeconds: 0, allowedServices: [], askAbove: '2.00' },
   spent24h: '4.25',
   held24h: '0.00',
+  pending24h: '0.00',
   timeZone: 'UTC',
   budgets: [
     { amount: '20.00', window: 'month', spent: '5.25', remaining: '14.75', resetsAt: '2026-12-01T00:00:00.000Z' },

@@ -37,6 +37,7 @@ const policyNow: PolicyResponse = {
   policy: { dailyBudget: '10.00', maxPerPayment: '5.00', cooldownSeconds: 0, allowedServices: [], askAbove: '2.00' },
   spent24h: '4.25',
   held24h: '0.00',
+  pending24h: '0.00',
   timeZone: 'UTC',
   budgets: [
     { amount: '20.00', window: '30d', spent: '6.00', remaining: '14.00', resetsAt: null },
