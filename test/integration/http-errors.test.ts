@@ -1,7 +1,7 @@
 import { crc32, deflateRawSync, gunzipSync } from 'node:zlib';
 import { once } from 'node:events';
 import { request } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deployAgent, fundedAgent, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
@@ -130,6 +130,16 @@ function overSocket(port: number, head: string): Promise<RawResponse & { head: s
     });
     socket.on('error', reject);
   });
+}
+
+/** A raw connection whose answer so far is read while it stays open (a body sent in parts, answered before its end). */
+async function rawConnection(port: number): Promise<{ socket: Socket; answer: () => string }> {
+  const socket = connect(port, '127.0.0.1');
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+  socket.on('error', () => undefined);
+  await once(socket, 'connect');
+  return { socket, answer: () => answer };
 }
 
 describe('HTTP errors and guards', () => {
@@ -475,11 +485,7 @@ describe('HTTP errors and guards', () => {
       process.on('uncaughtException', onUncaught);
       try {
         for (const header of ['Content-Type: application/json; charset=latin1', 'Content-Encoding: foo']) {
-          const socket = connect(t.server.port, '127.0.0.1');
-          let answer = '';
-          socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
-          socket.on('error', () => undefined);
-          await once(socket, 'connect');
+          const { socket, answer } = await rawConnection(t.server.port);
           socket.write(
             `POST /v1/agents/x/pay HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\n${header}\r\nTransfer-Encoding: chunked\r\n\r\n`,
           );
@@ -488,7 +494,7 @@ describe('HTTP errors and guards', () => {
           socket.write('0\r\n\r\n');
           await new Promise((resolve) => setTimeout(resolve, 300));
           socket.destroy();
-          expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+          expect(answer()).toMatch(/^HTTP\/1\.1 400 /);
           expect((await t.api('GET', '/v1/health')).status).toBe(200);
         }
       } finally {
@@ -512,11 +518,7 @@ describe('HTTP errors and guards', () => {
       trailer.writeUInt32LE(text.length, 4);
       const gzipped = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]), deflated, trailer]);
       expect(gunzipSync(gzipped).toString()).toBe('{"amount":"0.50"}');
-      const socket = connect(t.server.port, '127.0.0.1');
-      let answer = '';
-      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
-      socket.on('error', () => undefined);
-      await once(socket, 'connect');
+      const { socket, answer } = await rawConnection(t.server.port);
       socket.write(
         `POST ${t.withOwner('/v1/agents/gzip-target/allocate')} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nAuthorization: Bearer ${t.ownerKey}\r\n` +
           'Content-Type: application/json\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n',
@@ -530,7 +532,7 @@ describe('HTTP errors and guards', () => {
       socket.write('0\r\n\r\n');
       await new Promise((resolve) => setTimeout(resolve, 500));
       socket.destroy();
-      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer()).toMatch(/^HTTP\/1\.1 413 /);
       expect(await snapshot()).toEqual(before);
     });
 

@@ -27,15 +27,20 @@ function rawExchange(port: number, bytes: string): Promise<string> {
 
 const app = (_req: unknown, res: { end: (body: string) => void }) => res.end('ok');
 
+/** A refusal answered before the app: its status line, never cached, and its JSON body. */
+function expectJsonRefusal(answer: string, status: string, json: { error: string; code: string }) {
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  expect(head.startsWith(`HTTP/1.1 ${status}\r\n`)).toBe(true);
+  expect(head).toMatch(/\r\nCache-Control: no-store\r\n/i);
+  expect(JSON.parse(body)).toEqual(json);
+}
+
 describe('requests Node refuses', () => {
   it('headers that never end are 408, said in JSON as running out of time, not as malformed', async () => {
     const listening = await listenOnLoopback(app as never, 0, { requestTimeoutMs: 60_000, headersTimeoutMs: 300, checkEveryMs: 50 });
     server = listening.server;
     const answer = await rawExchange(listening.port, 'GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
-    const [head = '', body = ''] = answer.split('\r\n\r\n');
-    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-    expect(head).toMatch(/\r\nCache-Control: no-store\r\n/i);
-    expect(JSON.parse(body)).toEqual({
+    expectJsonRefusal(answer, '408 Request Timeout', {
       error: 'the request did not arrive in time: its headers are taken for 0.3 s, the whole request for 60 s',
       code: 'request_timeout',
     });
@@ -45,10 +50,7 @@ describe('requests Node refuses', () => {
     const listening = await listenOnLoopback(app as never, 0, { requestTimeoutMs: 60_000 });
     server = listening.server;
     const answer = await rawExchange(listening.port, 'NOT HTTP AT ALL\r\n\r\n');
-    const [head = '', body = ''] = answer.split('\r\n\r\n');
-    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(head).toMatch(/\r\nCache-Control: no-store\r\n/i);
-    expect(JSON.parse(body)).toEqual({ error: 'malformed HTTP request', code: 'invalid_request' });
+    expectJsonRefusal(answer, '400 Bad Request', { error: 'malformed HTTP request', code: 'invalid_request' });
   });
 
   it('a CONNECT answered 404 in JSON, its client resetting the connection after, leaves the server up (helper 186: it exited)', async () => {
@@ -110,10 +112,7 @@ describe('requests Node refuses', () => {
       listening.port,
       'POST /v1/session HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
     );
-    const [head = '', body = ''] = answer.split('\r\n\r\n');
-    expect(head).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
-    expect(head).toMatch(/\r\nCache-Control: no-store\r\n/i);
-    expect(JSON.parse(body)).toEqual({
+    expectJsonRefusal(answer, '417 Expectation Failed', {
       error: 'the request expects "foo"; Coffer takes only "Expect: 100-continue"',
       code: 'invalid_request',
     });
