@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { afterAnswersUnderWay, endSocketInJson } from '../http/socket-answer.js';
+import { endSocketInJsonAfterAnswers } from '../http/socket-answer.js';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -22,7 +22,7 @@ export async function listenOnLoopback(
   const headersTimeoutMs = options.headersTimeoutMs ?? 20_000;
   // A request with no Host reaches the app, whose Host guard answers it in JSON (403 bad_host); Node's
   // own refusal is a bare 400 with no body.
-  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: options.checkEveryMs ?? 1000 }, app);
+  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: options.checkEveryMs ?? 1000 }, inTurn(app));
   answerRejectedRequestsInJson(server, { headersTimeoutMs, requestTimeoutMs: options.requestTimeoutMs });
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = options.requestTimeoutMs;
@@ -36,6 +36,21 @@ export async function listenOnLoopback(
     });
   });
   return { server, port: (server.address() as AddressInfo).port };
+}
+
+/**
+ * One request at a time on a connection: one pipelined behind another is carried out once that one's
+ * answer is written and the connection is its to answer on (Node hands it over then: the 'socket'
+ * event). Security invariant: a request whose answer closes the connection (a 413 before its body was
+ * read, a refusal) takes what was pipelined behind it with it, never run. Node runs pipelined requests
+ * at once and writes their answers in turn, so one behind a body refused 413 was carried out and its
+ * answer lost with the connection (helper 194: an allocation moved, unanswered).
+ */
+function inTurn(app: RequestListener): RequestListener {
+  return (req, res) => {
+    if (res.socket !== null) return app(req, res);
+    res.once('socket', () => app(req, res));
+  };
 }
 
 /**
@@ -67,8 +82,7 @@ export function answerRejectedRequestsInJson(server: Server, times: { headersTim
   const refuse = (socket: Duplex, [status, body]: Refusal) => {
     if (refused.has(socket)) return;
     refused.add(socket);
-    socket.on('error', () => socket.destroy());
-    afterAnswersUnderWay(socket, () => (socket.writable ? endSocketInJson(socket, status, body) : socket.destroy()));
+    endSocketInJsonAfterAnswers(socket, status, body);
   };
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy();

@@ -44,3 +44,13 @@ export function afterAnswersUnderWay(socket: Duplex, then: () => void): void {
   answer.once('finish', onFinish);
   answer.once('close', onClose);
 }
+
+/**
+ * endSocketInJson, once the answers to requests pipelined before are written (afterAnswersUnderWay):
+ * what every refusal of a socket Node handed over says (a request it rejected, a CONNECT, an upgrade).
+ * Helper 194: a refused WebSocket upgrade after a `POST .../key` ended the connection under its answer.
+ */
+export function endSocketInJsonAfterAnswers(socket: Duplex, status: number, body: { error: string; code: string }): void {
+  socket.on('error', () => socket.destroy());
+  afterAnswersUnderWay(socket, () => (socket.writable ? endSocketInJson(socket, status, body) : socket.destroy()));
+}

@@ -132,6 +132,26 @@ function overSocket(port: number, head: string): Promise<RawResponse & { head: s
   });
 }
 
+/** `text` gzipped behind 16,000 empty deflate blocks: 80 KB as sent, `text` once inflated. */
+function paddedGzip(text: string): Buffer {
+  const bytes = Buffer.from(text);
+  const deflated = Buffer.concat([Buffer.alloc(16_000 * 5, 0).map((_, i) => [0, 0, 0, 0xff, 0xff][i % 5]!), deflateRawSync(bytes)]);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc32(bytes), 0);
+  trailer.writeUInt32LE(bytes.length, 4);
+  return Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]), deflated, trailer]);
+}
+
+/** A body as chunked transfer coding sends it, in parts of 4 KiB, and its end. */
+function chunked(body: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  for (let at = 0; at < body.length; at += 4096) {
+    const part = body.subarray(at, at + 4096);
+    parts.push(Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n'));
+  }
+  return Buffer.concat([...parts, Buffer.from('0\r\n\r\n')]);
+}
+
 /** A raw connection whose answer so far is read while it stays open (a body sent in parts, answered before its end). */
 async function rawConnection(port: number): Promise<{ socket: Socket; answer: () => string }> {
   const socket = connect(port, '127.0.0.1');
@@ -508,29 +528,36 @@ describe('HTTP errors and guards', () => {
       // limit counted what was sent and answered 413; the route ran all the same, unanswered.
       await fundedAgent(t, 'gzip-target', '1');
       const before = await snapshot();
-      const deflated = Buffer.concat([
-        Buffer.alloc(16_000 * 5, 0).map((_, i) => [0, 0, 0, 0xff, 0xff][i % 5]!),
-        deflateRawSync('{"amount":"0.50"}'),
-      ]);
-      const text = Buffer.from('{"amount":"0.50"}');
-      const trailer = Buffer.alloc(8);
-      trailer.writeUInt32LE(crc32(text), 0);
-      trailer.writeUInt32LE(text.length, 4);
-      const gzipped = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]), deflated, trailer]);
+      const gzipped = paddedGzip('{"amount":"0.50"}');
       expect(gunzipSync(gzipped).toString()).toBe('{"amount":"0.50"}');
       const { socket, answer } = await rawConnection(t.server.port);
       socket.write(
         `POST ${t.withOwner('/v1/agents/gzip-target/allocate')} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nAuthorization: Bearer ${t.ownerKey}\r\n` +
           'Content-Type: application/json\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n',
       );
-      for (let at = 0; at < gzipped.length; at += 4096) {
-        const part = gzipped.subarray(at, at + 4096);
-        socket.write(`${part.length.toString(16)}\r\n`);
-        socket.write(part);
-        socket.write('\r\n');
-      }
-      socket.write('0\r\n\r\n');
+      socket.write(chunked(gzipped));
       await new Promise((resolve) => setTimeout(resolve, 500));
+      socket.destroy();
+      expect(answer()).toMatch(/^HTTP\/1\.1 413 /);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('a request pipelined behind a body answered 413 is not carried out (helper 194: it ran, unanswered)', async () => {
+      await fundedAgent(t, 'pipelined-target', '1');
+      const before = await snapshot();
+      const port = t.server.port;
+      const head = (framing: string) =>
+        `POST ${t.withOwner('/v1/agents/pipelined-target/allocate')} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${t.ownerKey}\r\n` +
+        `Content-Type: application/json\r\n${framing}\r\n`;
+      const { socket, answer } = await rawConnection(port);
+      socket.write(
+        Buffer.concat([
+          Buffer.from(head('Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n')),
+          chunked(paddedGzip('{"amount":"0.10"}')),
+          Buffer.from(`${head('Content-Length: 17\r\n')}{"amount":"0.07"}`),
+        ]),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 800));
       socket.destroy();
       expect(answer()).toMatch(/^HTTP\/1\.1 413 /);
       expect(await snapshot()).toEqual(before);

@@ -302,6 +302,27 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     }
   });
 
+  it('a request pipelined before an upgrade it refuses is answered first (helper 194: a key replaced, its answer lost)', async () => {
+    const port = Number(new URL(t.url).port);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(
+          `GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n` +
+            `GET /v1/x HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`,
+        ),
+      );
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const health = answer.indexOf('HTTP/1.1 200 ');
+    const refused = answer.indexOf('HTTP/1.1 404 ');
+    expect(health).toBe(0);
+    expect(refused).toBeGreaterThan(health);
+    expect(answer.slice(refused)).toContain('only /rpc is one');
+  });
+
   it("finds token accounts as a cluster's indexes do: by owner (and mint), by program with filters; a mint's supply; priority fees", async () => {
     const agent = await fundedAgent(t, 'rpc-owner', '0.75');
     const wallet = address(agent.walletAddress);

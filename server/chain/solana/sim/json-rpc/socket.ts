@@ -3,7 +3,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { SimRpcSubscriptions } from './subscriptions.js';
 import { HTTP_STATUS } from '../../../../http/error-status.js';
 import { loopbackRefusal } from '../../../../http/guards.js';
-import { endSocketInJson } from '../../../../http/socket-answer.js';
+import { afterAnswersUnderWay, endSocketInJsonAfterAnswers } from '../../../../http/socket-answer.js';
 
 /** The largest message a subscription client sends: a subscribe request is a few hundred bytes. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -20,19 +20,28 @@ export function serveSimRpcSubscriptions(server: Server, subscriptions: SimRpcSu
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const refusal = path === '/rpc' ? loopbackRefusal(req, port()) : null;
     // Answered in JSON as every refusal is, on a socket that keeps no error listener of Node's
-    // (helper 187: a client resetting a refused upgrade ended the server).
-    if (refusal !== null) return endSocketInJson(socket, HTTP_STATUS[refusal.code], { error: refusal.message, code: refusal.code });
+    // (helper 187: a client resetting a refused upgrade ended the server), once the answers to
+    // requests pipelined before it are written (helper 194: a key replaced, its answer lost).
+    if (refusal !== null) {
+      return endSocketInJsonAfterAnswers(socket, HTTP_STATUS[refusal.code], { error: refusal.message, code: refusal.code });
+    }
     if (path !== '/rpc') {
       const target = path.slice(0, 200);
-      return endSocketInJson(socket, 404, { error: `no such endpoint: a WebSocket at ${target} (only /rpc is one)`, code: 'not_found' });
+      const error = `no such endpoint: a WebSocket at ${target} (only /rpc is one)`;
+      return endSocketInJsonAfterAnswers(socket, 404, { error, code: 'not_found' });
     }
-    sockets.handleUpgrade(req, socket, head, (ws) => {
-      const session = subscriptions.open((text) => {
-        if (ws.readyState === WebSocket.OPEN) ws.send(text);
+    // Taken over once the answers before it are written, as a refusal is: its 101 never cuts into them.
+    socket.on('error', () => socket.destroy());
+    afterAnswersUnderWay(socket, () => {
+      if (!socket.writable) return socket.destroy();
+      sockets.handleUpgrade(req, socket, head, (ws) => {
+        const session = subscriptions.open((text) => {
+          if (ws.readyState === WebSocket.OPEN) ws.send(text);
+        });
+        ws.on('message', (data, isBinary) => session.receive(isBinary ? '' : data.toString('utf8')));
+        ws.on('close', () => session.close());
+        ws.on('error', () => ws.terminate());
       });
-      ws.on('message', (data, isBinary) => session.receive(isBinary ? '' : data.toString('utf8')));
-      ws.on('close', () => session.close());
-      ws.on('error', () => ws.terminate());
     });
   });
   return {
