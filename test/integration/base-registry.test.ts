@@ -127,7 +127,7 @@ describe('registry services paid on Base', () => {
     );
     // A service paid on Solana only says why Base does not pay it (helper 192: images, a Base-only agent).
     expect((await pay({ service: 'web-search', amount: '0.005' })).body.error).toBe(
-      "the agent's wallet holds 0.00 USDC available on Solana, less than 0.005; the service is paid on Solana only: the 0.50 USDC this wallet holds on Base cannot pay it",
+      "the agent's wallet holds 0.00 USDC available on Solana, less than 0.005; the service is paid on Solana only: the 0.50 USDC free in this wallet on Base cannot pay it",
     );
     // Nothing of Base where Base is short too.
     const short = await deployAgent(t, 'base-short-payer', { dailyBudget: '10', maxPerPayment: '1' });

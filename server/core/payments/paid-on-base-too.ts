@@ -36,14 +36,16 @@ async function withBaseFunds(
   if (!onDefaultRail || service === null || openBase(ctx) === null || wanted === null) return null;
   try {
     const agent = getAgentOrThrow(ctx, owner, agentId);
-    const free = freeBalance(ctx, agent, 'base', (await walletReading(ctx, agent, 'base', wanted)).reading);
+    const reading = await withinReadTime(walletReading(ctx, agent, 'base', wanted).then(({ reading }) => reading));
+    if (reading === null) return null;
+    const free = freeBalance(ctx, agent, 'base', reading);
     if (free < wanted) return null;
     // A service paid on Solana alone (images among them): why the money on Base does not pay it
     // (helper 192: an agent with 3.00 on Base was told only that Solana held 0.00).
     if (service.base == null) {
       return new CofferError(
         'insufficient_funds',
-        `${error.message}; the service is paid on Solana only: the ${formatUsdc(free)} USDC this wallet holds on Base cannot pay it`,
+        `${error.message}; the service is paid on Solana only: the ${formatUsdc(free)} USDC free in this wallet on Base cannot pay it`,
       );
     }
     return new CofferError(
@@ -53,4 +55,21 @@ async function withBaseFunds(
   } catch {
     return null;
   }
+}
+
+/**
+ * How long a refusal waits for the Base wallet's reading before it is answered as it was: a node slow
+ * to answer (Base's client waits 15 s, and asks twice) never delays a refusal about Solana by more
+ * (helper 194: every refusal for funds of a registry service reads Base now).
+ */
+const BASE_READ_MS = 2000;
+
+/** The reading, or null where it failed or took longer than BASE_READ_MS. */
+function withinReadTime<T>(read: Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), BASE_READ_MS);
+    timer.unref();
+  });
+  return Promise.race([read.catch(() => null), late]).finally(() => clearTimeout(timer));
 }
