@@ -149,7 +149,9 @@ export function FundingNote({ funding }: { funding: Deployed['funding'] | undefi
  */
 function takenIdSaid(error: unknown, agentId: string): unknown {
   if (!(error instanceof CofferApiError) || error.code !== 'agent_exists') return error;
-  if (error.message.startsWith('an archived agent')) return new FieldRefusal(error.message, 'agentId');
+  if (error.message.startsWith('an archived agent')) {
+    return new FieldRefusal(`An archived agent "${agentId}" keeps that id, its history under it: choose another id.`, 'agentId');
+  }
   return new FieldRefusal(
     `An agent "${agentId}" already exists: choose another id. If its deploy was never answered, its page replaces its key and funds it.`,
     'agentId',

@@ -46,7 +46,7 @@ export async function ownerStatus(
   out.write(
     dashboard.agents.length === 0 ? noAgentsLine(dashboard.archivedAgents.length, args.dataDir) : agentTable(dashboard.agents, onBase),
   );
-  out.write(archivedLine(dashboard.agents.length, dashboard.archivedAgents, args.dataDir));
+  out.write(archivedLine(dashboard.archivedAgents, args.dataDir));
   out.write(strandedLines(dashboard.archivedAgents, args.dataDir));
   // The day's total, as the overview says it (agents archived since included); an older Coffer gives none.
   if (dashboard.spent24h !== undefined)
@@ -66,18 +66,14 @@ const noAgentsLine = (archived: number, dataDir?: string) => {
 
 /**
  * The archived agents by id, under those in use, as the overview lists them apart, with the command
- * that reads one's history ("" where none is, or none is in use: noAgentsLine counts them then).
+ * that reads one's history ("" where none is).
  */
-function archivedLine(inUse: number, archived: ArchivedAgent[], dataDir?: string): string {
-  if (archived.length === 0 || inUse === 0) return '';
-  const named =
-    archived.length <= 8
-      ? archived.map((agent) => agent.agentId).join(', ')
-      : `${archived
-          .slice(0, 8)
-          .map((agent) => agent.agentId)
-          .join(', ')} and ${archived.length - 8} more`;
-  return `  archived  ${named}: stopped for good, their history kept (${ownerCommandLine(['activity', archived[0]!.agentId], dataDir)})\n`;
+function archivedLine(archived: ArchivedAgent[], dataDir?: string): string {
+  if (archived.length === 0) return '';
+  const ids = archived.map((agent) => agent.agentId);
+  const named = ids.length <= 8 ? ids.join(', ') : `${ids.slice(0, 8).join(', ')} and ${ids.length - 8} more`;
+  const kept = ids.length === 1 ? 'stopped for good, its history kept' : 'stopped for good, their history kept';
+  return `  archived  ${named}: ${kept} (${ownerCommandLine(['activity', ids[0]!], dataDir)})\n`;
 }
 
 /**
