@@ -83,7 +83,13 @@ const ASKED_WITH: Readonly<Record<string, string>> = {
  */
 export function nextAfterEnded(kind: string, status: string): string | null {
   if (status !== 'withdrawn' && status !== 'expired') return null;
-  if (kind === 'payment') return nextTool(`approval_${status}`);
+  // A held payment's as the refusal of the call that waited names it; expired, without the seller's
+  // terms a `fetch_paid`'s refusal speaks of: the hold may be a `pay`'s (helper 193).
+  if (kind === 'payment') {
+    return status === 'withdrawn'
+      ? nextTool('approval_withdrawn')
+      : 'the owner did not answer in time: call the tool again (pay or fetch_paid, as it was asked, without its approvalId); the owner is asked again';
+  }
   if (kind === 'resume') {
     return status === 'withdrawn'
       ? 'check_balance says whether this agent is active again (the owner resuming it ends its request); else resume_agent asks anew'
