@@ -706,6 +706,8 @@ describe("the owner's CLI", () => {
     const { approvalId } = (await asked.json()) as { approvalId: string };
     const waiting = await owner(['approvals']);
     expect(waiting.stdout).toContain(`${approvalId}  day-bot: Change its policy: end: the end of 2099-12-31 → the end of 2100-06-30\n`);
+    // Tried on the agent's last 30 days as the dashboard's card tries it (helper 192: the CLI showed none).
+    expect(waiting.stdout).toContain(`  what-if: The agent made no payments in the last 30 days: nothing to try this change on.\n`);
     const denied = await owner(['deny', approvalId]);
     // What it would have changed, from what it was: as `coffer approvals` showed it.
     expect(denied.stdout).toBe(

@@ -12,12 +12,15 @@ import { localTime } from '../local-time.js';
 import { ownerCommandLine } from '../owner-command-line.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './print-json.js';
+import { refusedFirstLines } from './policy.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { LINK_REQUEST_ID } from '../../wire/schemas.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { budgetSteps, heldAskOf, passesLimit, stepWords } from '../../wire/policy/held-budgets.js';
-import type { PolicyResponse } from '../../wire/answers/policy.js';
+import type { PolicyResponse, PolicyWhatIf } from '../../wire/answers/policy.js';
+import { asksOwner, holdWords, unchangedWords, whatIfWords } from '../../wire/policy/what-if-words.js';
+import type { PolicyUpdate } from '../../wire/schemas.js';
 import { UsageError } from '../command-line.js';
 
 type Out = NodeJS.WritableStream;
@@ -35,8 +38,10 @@ export async function listApprovals(args: { all?: boolean; dataDir?: string; jso
     out.write('Nothing waits for you.\n');
     return 0;
   }
-  const policies = await policiesOfHeld(api, approvals.approvals);
-  for (const approval of approvals.approvals) out.write(approvalLines(approval, settings.timeZone, policies));
+  const [policies, whatIfs] = await Promise.all([policiesOfHeld(api, approvals.approvals), whatIfsOfAsked(api, approvals.approvals)]);
+  for (const approval of approvals.approvals) {
+    out.write(approvalLines(approval, settings.timeZone, policies) + whatIfLines(approval, whatIfs.get(approval.approvalId)));
+  }
   for (const session of links.sessions) out.write(linkRequestLines(session, args.dataDir));
   if (approvals.approvals.some((approval) => approval.status === 'pending')) {
     out.write(`Decide with: ${ownerCommandLine(['approve', 'ID'], args.dataDir)}, or ${ownerCommandLine(['deny', 'ID'], args.dataDir)}.\n`);
@@ -53,6 +58,40 @@ async function policiesOfHeld(api: CofferClient, approvals: Approval[]): Promise
     [...agents].map(async (agentId) => [agentId, await api.policy(agentId).catch((error: Error) => error.message)] as const),
   );
   return new Map(read);
+}
+
+/**
+ * Each waiting policy request tried on its agent's last 30 days, as the dashboard's card tries it
+ * (PolicyRequestWhatIf): the request exactly as it waits; an error's words where it could not be tried.
+ */
+async function whatIfsOfAsked(api: CofferClient, approvals: Approval[]): Promise<Map<string, PolicyWhatIf | string>> {
+  const asked = approvals.filter((approval) => approval.kind === 'policy' && approval.status === 'pending');
+  const tried = await Promise.all(
+    asked.map(
+      async (approval) =>
+        [
+          approval.approvalId,
+          await api.policyWhatIf(approval.targetAgentId, approval.request as PolicyUpdate).catch((error: Error) => error.message),
+        ] as const,
+    ),
+  );
+  return new Map(tried);
+}
+
+/**
+ * A policy request's what-if in the dashboard card's words: plainly where it would have refused and
+ * held nothing, else what it would have refused and held, and the first it would have refused (as
+ * `coffer policy --what-if` says them).
+ */
+export function whatIfLines(approval: Pick<Approval, 'request'>, whatIf: PolicyWhatIf | string | undefined): string {
+  if (whatIf === undefined) return '';
+  if (typeof whatIf === 'string') return `  what-if: it could not be tried on the last 30 days (${whatIf})\n`;
+  const held = holdWords(whatIf, asksOwner(approval.request));
+  const unchanged = unchangedWords(whatIf);
+  if (unchanged !== null) return `  what-if: ${unchanged}\n`;
+  return [`  what-if: ${[whatIfWords(whatIf), ...(held === null ? [] : [held])].join(' ')}`, ...refusedFirstLines(whatIf, '  ')]
+    .map((line) => `${line}\n`)
+    .join('');
 }
 
 /**

@@ -207,24 +207,29 @@ export const policyText = (answer: PolicyResponse): string =>
     .map((line) => `  ${line}\n`)
     .join('')}`;
 
-/**
- * A change tried on the agent's last 30 days, nothing saved: how many payments it would have refused
- * and why, what it would have held for the owner's yes, then the first it would have refused.
- */
-function whatIfLines(whatIf: PolicyWhatIf, asks: boolean, decider: 'you' | 'the owner', changeWords: string): string {
-  const held = holdWords(whatIf, asks, decider);
+/** The first payments a change tried would have refused, one aligned line each under a heading (none: nothing). */
+export function refusedFirstLines(whatIf: PolicyWhatIf, indent: string): string[] {
   const examples = whatIf.wouldRefuse.examples.map((example) => [
     localTime(example.at),
     `${example.amount} USDC on ${railName(example.rail)}`,
     example.service,
     example.message,
   ]);
+  return examples.length === 0 ? [] : [`${indent}It would have refused, first:`, aligned(examples, `${indent}  `).trimEnd()];
+}
+
+/**
+ * A change tried on the agent's last 30 days, nothing saved: how many payments it would have refused
+ * and why, what it would have held for the owner's yes, then the first it would have refused.
+ */
+function whatIfLines(whatIf: PolicyWhatIf, asks: boolean, decider: 'you' | 'the owner', changeWords: string): string {
+  const held = holdWords(whatIf, asks, decider);
   return (
     [
       `What-if for ${whatIf.agentId}'s policy (nothing was saved): ${changeWords}`,
       `  ${whatIfWords(whatIf)}`,
       ...(held === null ? [] : [`  ${held}`]),
-      ...(examples.length === 0 ? [] : [`  It would have refused, first:`, aligned(examples, '    ').trimEnd()]),
+      ...refusedFirstLines(whatIf, '  '),
       `Apply it: the same command without --what-if${decider === 'you' ? ' (what loosens the policy is asked first, or takes --yes)' : ''}.`,
     ].join('\n') + '\n'
   );
