@@ -14,6 +14,10 @@ import { deployAgent, type TestCoffer } from '../helpers/coffer.js';
 import { acrossRestart } from '../helpers/restart.js';
 import { payUsdc } from '../helpers/pay.js';
 import { evmFacilitatorSigner } from '../../server/x402/paywall/in-process-facilitator.js';
+import { baseX402Payments } from '../../server/x402/buyer/base-payment.js';
+import { toRequirement } from '../../server/x402/buyer/offer-terms.js';
+import type { EvmSigners } from '../../server/chain/evm/signers.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 
 /**
  * Issue 49, point 3: the embedded EVM chain answers Ethereum JSON-RPC to the official x402
@@ -104,5 +108,53 @@ describe('the official x402 facilitator on the embedded EVM chain', () => {
         expect((await chain.getTransactionReceipt({ hash: hash as `0x${string}` })).status).toBe('success');
       },
     );
+  });
+});
+
+describe("Coffer's x402 authorization on Base, signed again for the same payment", () => {
+  const t = useCoffer();
+
+  // Helper 196: a held purchase approved on the old Coffer after its backup, approved again on the
+  // Coffer restored from it, was signed anew with another nonce and paid twice. Its nonce is the
+  // payment's now (as /pay's on Base): the token runs it once, and the chain says where.
+  it('runs once at most: the facilitator refuses the second, and the chain names where the first landed', async () => {
+    const { facilitator, requirements, balanceOf, buyer, seller } = await officialPeers(t);
+    const usdc = requirements.asset as Address;
+    const domain = {
+      name: requirements.extra!.name as string,
+      version: requirements.extra!.version as string,
+      chainId: EMBEDDED_EVM_CHAIN_ID,
+      verifyingContract: usdc,
+    };
+    const payments = baseX402Payments({
+      chain: { chainId: EMBEDDED_EVM_CHAIN_ID, usdc, domain: async () => domain },
+      signers: { evmAccount: async () => buyer } as unknown as EvmSigners,
+    });
+    const source = { x402Version: 2, resource: { url: 'https://seller.example/data' }, accepts: [requirements] };
+    const offer = { x402Version: 2 as const, requirements: [toRequirement(requirements)], source };
+    const since = Date.now();
+    // The second signed a second later, as after a restore: another authorization (its end), the same nonce.
+    const signFor = () => payments.sign(offer, offer.requirements[0]!, buyer.address, 'pay_held');
+    const signed = [await signFor(), await new Promise((resolve) => setTimeout(resolve, 1_100)).then(signFor)];
+    const payloadOf = (header: { value: string }) => JSON.parse(Buffer.from(header.value, 'base64').toString('utf8'));
+    const [first, again] = signed.map((each) => payloadOf(each.header));
+    expect(again.payload.authorization.nonce).toBe(first.payload.authorization.nonce);
+    expect(again.payload.signature).not.toBe(first.payload.signature);
+
+    const settled = await facilitator.settle(first, requirements);
+    expect(settled).toMatchObject({ success: true });
+    expect(await facilitator.verify(again, requirements)).toMatchObject({ isValid: false });
+    expect(await facilitator.settle(again, requirements)).toMatchObject({ success: false });
+    expect(await balanceOf(seller)).toBe(10_000n);
+    // The second's fate, as reconciliation asks it: the nonce ran, in the first's transaction.
+    const fate = await t.coffer.base!.chain.fateOfPayerSigned({
+      payer: buyer.address,
+      payerSignature: again.payload.authorization.nonce,
+      txWire: signed[1]!.txWire,
+      lifetimeEnd: signed[1]!.lifetimeEnd,
+      since,
+      hint: null,
+    });
+    expect(fate).toEqual({ state: 'succeeded', landedAs: (settled.transaction as string).toLowerCase() });
   });
 });

@@ -191,8 +191,10 @@ async function purchaseOn(
     ...(payable.alsoShort === undefined ? {} : { alsoShort: payable.alsoShort }),
   };
   const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
-  const sign = async () => {
-    const signed = await buyer.sign(offer, requirement, addressOn(ctx, agent.walletAddress, rail), rail);
+  // Signed with the payment's memo (the seller's, else its own id): on Base the authorization's nonce
+  // commits to it, so the payment signed again (approved again after a restore) runs once at most.
+  const signFor = (paymentMemo: string) => async () => {
+    const signed = await buyer.sign(offer, requirement, addressOn(ctx, agent.walletAddress, rail), rail, paymentMemo);
     return {
       txSignature: null,
       txWire: signed.txWire,
@@ -224,7 +226,7 @@ async function purchaseOn(
     };
     let moved: Awaited<ReturnType<typeof movePayment>>;
     try {
-      moved = await movePayment(ctx, principal, agent, payment, sign);
+      moved = await movePayment(ctx, principal, agent, payment, signFor(payment.memo));
     } catch (error) {
       // The same purchase asked again at once: both passed the checks above before either wrote,
       // and the other made it. It answers that purchase; another is refused (approval_decided).
@@ -245,7 +247,7 @@ async function purchaseOn(
   const id = newId('pay');
   const payment = { ...asked, id, memo: memo ?? id, nonce: memo, challengeMemos, description, resource: body.url };
   if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
-  const moved = await movePayment(ctx, principal, agent, payment, sign);
+  const moved = await movePayment(ctx, principal, agent, payment, signFor(payment.memo));
   return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
 }
 

@@ -87,9 +87,11 @@ export interface X402Buyer {
    * and reads back what was signed before it is handed out. Solana: the payer signs only as the
    * token owner (the fee payer's slot stays empty), and the transaction moves exactly that amount of
    * that asset to that recipient and nothing else of the payer's. Base: an EIP-3009 authorization of
-   * exactly that amount of this chain's USDC to that recipient, within the offer's time.
+   * exactly that amount of this chain's USDC to that recipient, within the offer's time, its nonce
+   * committing to that recipient and `memo` (the payment's memo: the seller's, else the payment's own
+   * id), so that the payment signed again can move money once at most.
    */
-  sign(offer: X402Offer, requirement: X402Requirement, payer: string, rail: Rail): Promise<X402Signed>;
+  sign(offer: X402Offer, requirement: X402Requirement, payer: string, rail: Rail, memo: string): Promise<X402Signed>;
   /**
    * Why `sign` would refuse this requirement on its rail whatever the payer (on Base: a token name or
    * version that is not this USDC's, a transfer method other than EIP-3009, no time given), asked

@@ -15,6 +15,7 @@ import { getAddress, isAddress, isHex, type Address, type Hex, type LocalAccount
 import { CofferError } from '../../wire/errors.js';
 import type { X402Names, X402Offer, X402Requirement, X402Signed } from '../../core/ports/x402.js';
 import {
+  authorizationNonce,
   encodeAuthorization,
   TRANSFER_AUTHORIZATION_TYPES,
   type SignedAuthorization,
@@ -43,13 +44,13 @@ export interface BaseX402Chain {
 /** Paying x402 on the Base rail's chain, named as x402 names it (networks.ts x402EvmNetworks). */
 export function baseX402Payments(options: { chain: BaseX402Chain; signers: EvmSigners }): {
   networks: X402Names;
-  sign: (offer: X402Offer, requirement: X402Requirement, payer: string) => Promise<X402Signed>;
+  sign: (offer: X402Offer, requirement: X402Requirement, payer: string, memo: string) => Promise<X402Signed>;
   signingRefusal: (requirement: X402Requirement) => Promise<string | null>;
 } {
   const paying = { ...options, networks: x402EvmNetworks(options.chain.chainId) };
   return {
     networks: paying.networks,
-    sign: (offer, requirement, payer) => signOffer(offer, requirement, payer, paying),
+    sign: (offer, requirement, payer, memo) => signOffer(offer, requirement, payer, memo, paying),
     signingRefusal: async (requirement) => {
       // A token that cannot be read now: the signing reads it again, and says so.
       const domain = await options.chain.domain().catch(() => null);
@@ -58,18 +59,27 @@ export function baseX402Payments(options: { chain: BaseX402Chain; signers: EvmSi
   };
 }
 
-/** The offer's requirement signed by the package with `payer`'s account, read back, with the header that carries it. */
+/**
+ * The offer's requirement signed by the package with `payer`'s account, read back, with the header
+ * that carries it. Its nonce is the payment's (`memo`: the seller's, else the payment's own id), as
+ * /pay's on Base (authorization.ts authorizationNonce), not the package's random one: a payment signed
+ * again (a held purchase approved again in a Coffer restored from an older file, helper 196) carries
+ * the nonce the token may have run already, and moves money once at most.
+ */
 async function signOffer(
   offer: X402Offer,
   requirement: X402Requirement,
   payer: string,
+  memo: string,
   { chain, signers, networks }: { chain: BaseX402Chain; signers: EvmSigners; networks: X402Names },
 ): Promise<X402Signed> {
   const { required, chosen } = chosenEntry(offer, requirement);
   const domain = await chain.domain();
   const window = termsRefusal(requirement, domain);
   const account = await signers.evmAccount(getAddress(payer));
-  const signing = guardedSigner(account, domain, { to: getAddress(requirement.payTo), value: requirement.amount, seconds: window });
+  const to = getAddress(requirement.payTo);
+  const nonce = authorizationNonce(to, memo);
+  const signing = guardedSigner(account, domain, { to, value: requirement.amount, seconds: window, nonce });
   const signer = toClientEvmSigner(signing.signer);
   // The package signs for the seller's time, shortened to the longest Coffer gives; the payload's
   // `accepted` stays the seller's own terms (x402Client builds it from what it selected).
@@ -83,7 +93,7 @@ async function signOffer(
   const http = new x402HTTPClient(client);
   let payload;
   try {
-    payload = await http.createPaymentPayload(required);
+    payload = withNonce(await http.createPaymentPayload(required), nonce);
   } catch (error) {
     throw new CofferError('internal', `the x402 payment could not be signed: ${(error as Error).message}`, { cause: error });
   }
@@ -100,14 +110,29 @@ async function signOffer(
 }
 
 /**
+ * The package's payload with the nonce the key signed in place of the one the package drew (it
+ * draws its own, and offers no way to name one); the read-back holds the payload to what was signed.
+ */
+function withNonce<P extends { payload: Record<string, unknown> }>(payload: P, nonce: Hex): P {
+  const { authorization } = payload.payload as { authorization?: unknown };
+  if (typeof authorization !== 'object' || authorization === null) return payload;
+  return { ...payload, payload: { ...payload.payload, authorization: { ...authorization, nonce } } };
+}
+
+/**
  * The agent's account as the package signs with it. Security invariant: it signs one thing, an
  * EIP-3009 `TransferWithAuthorization` from this account under this token's EIP-712 domain (its
  * name, version, chain id and address), of exactly the amount to the recipient expected, valid now
- * and for `seconds` at most; anything else the package asked would be refused unsigned.
+ * and for `seconds` at most; anything else the package asked would be refused unsigned. It signs
+ * with `nonce`, the payment's, whatever nonce the package drew (signOffer puts it in the payload).
  * What it signed is kept, so the payload can be held to it without recovering the signer (which
  * costs the serving thread some 6 ms of curve arithmetic a purchase).
  */
-export function guardedSigner(account: LocalAccount, domain: TokenDomain, expected: { to: Address; value: bigint; seconds: number }) {
+export function guardedSigner(
+  account: LocalAccount,
+  domain: TokenDomain,
+  expected: { to: Address; value: bigint; seconds: number; nonce: Hex },
+) {
   let signed: { message: Record<string, unknown>; signature: Hex } | null = null;
   const signer = {
     address: account.address,
@@ -139,13 +164,15 @@ export function guardedSigner(account: LocalAccount, domain: TokenDomain, expect
         throw notTheOffer('an end past the offer’s time');
       if (signed !== null) throw notTheOffer('a second signature');
       if (account.signTypedData === undefined) throw new Error(`the account ${account.address} cannot sign typed data`);
+      // The payment's nonce, not the one the package drew (signOffer puts it in the payload).
+      const withPaymentNonce = { ...message, nonce: expected.nonce };
       const signature = await account.signTypedData({
         domain,
         types: TRANSFER_AUTHORIZATION_TYPES,
         primaryType,
-        message: message as never,
+        message: withPaymentNonce as never,
       });
-      signed = { message, signature };
+      signed = { message: withPaymentNonce, signature };
       return signature;
     },
   };

@@ -11,6 +11,7 @@ import {
 } from '../../../../../server/x402/buyer/base-payment.js';
 import { toRequirement } from '../../../../../server/x402/buyer/offer-terms.js';
 import {
+  authorizationNonce,
   decodeAuthorization,
   isSignedByPayer,
   TRANSFER_AUTHORIZATION_TYPES,
@@ -54,7 +55,7 @@ function offerOf(entry: Record<string, unknown> = {}, version: 1 | 2 = 2): X402O
 describe('Base x402 payments', () => {
   it.each([1, 2] as const)('signs v%i exactly the offer: the amount to payTo, in the offer’s time, the nonce kept', async (version) => {
     const offer = offerOf({}, version);
-    const signed = await payments.sign(offer, offer.requirements[0]!, payer.address);
+    const signed = await payments.sign(offer, offer.requirements[0]!, payer.address, 'pay_one');
     const authorization = decodeAuthorization(signed.txWire);
     expect(authorization).toMatchObject({ from: payer.address, to: seller, value: 10_000n, domain, relayer: null });
     expect(await isSignedByPayer(authorization)).toBe(true);
@@ -70,9 +71,32 @@ describe('Base x402 payments', () => {
     if (version === 2) expect(header.accepted.maxTimeoutSeconds).toBe(300);
   });
 
+  it.each([1, 2] as const)(
+    'signs v%i with the nonce of its payment, as /pay does: signed again for the same payment, it can run once at most',
+    async (version) => {
+      const offer = offerOf({}, version);
+      const [first, again, other] = await Promise.all(
+        ['pay_same', 'pay_same', 'pay_other'].map((memo) => payments.sign(offer, offer.requirements[0]!, payer.address, memo)),
+      );
+      // A payment signed again (a held purchase approved again in a Coffer restored from an older
+      // file, helper 196) carries the nonce the token already ran: it cannot move money twice.
+      const nonces = [first!, again!, other!].map((signed) => decodeAuthorization(signed.txWire).nonce);
+      expect(nonces[0]).toBe(authorizationNonce(seller, 'pay_same'));
+      expect(nonces[1]).toBe(nonces[0]);
+      expect(nonces[2]).toBe(authorizationNonce(seller, 'pay_other'));
+      for (const signed of [first!, again!, other!]) {
+        const authorization = decodeAuthorization(signed.txWire);
+        expect(await isSignedByPayer(authorization)).toBe(true);
+        // The header carries the same nonce the key signed.
+        const header = JSON.parse(Buffer.from(signed.header.value, 'base64').toString('utf8'));
+        expect(header.payload.authorization.nonce).toBe(authorization.nonce);
+      }
+    },
+  );
+
   it('signs for an hour at most, whatever time the seller asks for', async () => {
     const offer = offerOf({ maxTimeoutSeconds: 86_400 });
-    const signed = await payments.sign(offer, offer.requirements[0]!, payer.address);
+    const signed = await payments.sign(offer, offer.requirements[0]!, payer.address, 'pay_one');
     const now = BigInt(Math.floor(Date.now() / 1000));
     expect(signed.lifetimeEnd - now).toBeLessThanOrEqual(BigInt(MAX_X402_AUTHORIZATION_SECONDS));
     expect(signed.lifetimeEnd - now).toBeGreaterThan(BigInt(MAX_X402_AUTHORIZATION_SECONDS - 5));
@@ -98,7 +122,7 @@ describe('Base x402 payments', () => {
     let signed = 0;
     const counting = { evmAccount: async () => ((signed += 1), payer) } as unknown as EvmSigners;
     const paying = baseX402Payments({ chain: { chainId: 84532, usdc, domain: async () => domain }, signers: counting });
-    await expectCofferError(paying.sign(offer, offer.requirements[0]!, payer.address), 'unsupported_offer', message);
+    await expectCofferError(paying.sign(offer, offer.requirements[0]!, payer.address, 'pay_one'), 'unsupported_offer', message);
     expect(signed).toBe(0);
   });
 
@@ -156,12 +180,16 @@ describe('Base x402 payments', () => {
       ...edit,
     });
 
-    it('signs the token’s transfer authorization from the payer, once, and knows what it signed', async () => {
-      const guarded = guardedSigner(payer, domain, { to: seller, value: 10_000n, seconds: 300 });
+    it('signs the token’s transfer authorization from the payer, with the payment’s nonce, once, and knows what it signed', async () => {
+      const nonce = authorizationNonce(seller, 'pay_one');
+      const guarded = guardedSigner(payer, domain, { to: seller, value: 10_000n, seconds: 300, nonce });
       const signature = await guarded.signer.signTypedData(typed());
-      const authorization = { domain, ...message, nonce: message.nonce as `0x${string}`, signature, relayer: null };
+      // Signed with the payment's nonce, not the one the package drew.
+      const authorization = { domain, ...message, nonce, signature, relayer: null };
       expect(await isSignedByPayer(authorization)).toBe(true);
       expect(guarded.signedExactly(authorization)).toBe(true);
+      expect(await isSignedByPayer({ ...authorization, nonce: message.nonce as `0x${string}` })).toBe(false);
+      expect(guarded.signedExactly({ ...authorization, nonce: message.nonce as `0x${string}` })).toBe(false);
       expect(guarded.signedExactly({ ...authorization, value: 10_001n })).toBe(false);
       expect(guarded.signedExactly({ ...authorization, to: getAddress(privateKeyToAccount(generatePrivateKey()).address) })).toBe(false);
       await expect(guarded.signer.signTypedData(typed())).rejects.toThrow(/a second signature/);
@@ -178,7 +206,12 @@ describe('Base x402 payments', () => {
       ['an end past the offer’s time', { message: { ...message, validBefore: message.validBefore + 600n } }, /an end past/],
       ['a start in the future', { message: { ...message, validAfter: message.validBefore } }, /a start in the future/],
     ])('refuses to sign %s', async (_what, edit, why) => {
-      const guarded = guardedSigner(payer, domain, { to: seller, value: 10_000n, seconds: 300 });
+      const guarded = guardedSigner(payer, domain, {
+        to: seller,
+        value: 10_000n,
+        seconds: 300,
+        nonce: authorizationNonce(seller, 'pay_one'),
+      });
       await expect(guarded.signer.signTypedData(typed(edit))).rejects.toThrow(why);
     });
   });
