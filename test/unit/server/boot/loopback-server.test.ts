@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import type { Server } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { closeServer, listenOnLoopback } from '../../../../server/boot/loopback-server.js';
 
 /**
@@ -117,4 +117,50 @@ describe('requests Node refuses', () => {
       code: 'invalid_request',
     });
   });
+});
+
+describe('requests pipelined behind one that waits', () => {
+  // Helper 195: carried out one at a time, the requests behind a slow one (an event stream, an
+  // approval waited for) wrote nothing, so Node's own brake (it stops reading a connection whose
+  // answers pile up) never held: a client could queue 200,000 on one connection (600 MB), and closing
+  // it stalled every other client for tens of seconds as they were thrown away.
+  it('stops reading the connection while more than a few wait, and reads on as they are answered', async () => {
+    let answerFirst: (() => void) | null = null;
+    const waitingApp = (req: { url?: string }, res: { end: (body: string) => void }) => {
+      if (req.url === '/first') answerFirst = () => res.end('first');
+      else res.end('ok');
+    };
+    const listening = await listenOnLoopback(waitingApp as never, 0, { requestTimeoutMs: 60_000 });
+    server = listening.server;
+    let parsed = 0;
+    server.on('request', () => (parsed += 1));
+    const socket = connect(listening.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let answers = '';
+    socket.on('data', (chunk) => (answers += chunk.toString('latin1')));
+    // 20,000 requests of about 1 KiB behind one that waits: some 20 MB, more than the sockets buffer.
+    const queued = 20_000;
+    const padded = `GET /next HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ${'p'.repeat(1000)}\r\n\r\n`;
+    socket.write(`GET /first HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    let sent = 0;
+    while (sent < queued) {
+      const batch = Math.min(100, queued - sent);
+      sent += batch;
+      if (!socket.write(padded.repeat(batch))) {
+        // The server stopped reading: the write is not taken within a second.
+        const drained = await Promise.race([
+          new Promise((resolve) => socket.once('drain', () => resolve(true))),
+          new Promise((resolve) => setTimeout(() => resolve(false), 1000)),
+        ]);
+        if (!drained) break;
+      }
+    }
+    expect(sent).toBeLessThan(queued);
+    expect(parsed).toBeLessThan(1_000);
+    // Answered in turn, the rest are read and answered: all of them, in order.
+    answerFirst!();
+    await vi.waitFor(() => expect(answers.split('HTTP/1.1 200').length - 1).toBe(1 + sent), { timeout: 30_000 });
+    expect(answers.indexOf('first')).toBeLessThan(answers.indexOf('ok'));
+    socket.destroy();
+  }, 60_000);
 });
