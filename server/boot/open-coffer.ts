@@ -1,4 +1,4 @@
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../store/background-checkpoints.js';
 import { openDatabase, setDurability } from '../store/database.js';
 import type { SqliteDatabase } from '../store/sqlite-driver.js';
@@ -13,7 +13,7 @@ import type { OpenedEvmRail } from '../chain/evm/rail.js';
 import { openBaseRail, type BaseRailOptions } from './base-rail.js';
 import { NAMED_RPC_NETWORKS, x402Networks, type NetworkChoice } from '../chain/solana/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
-import { DEMO_LOCALNET } from '../wire/network-words.js';
+import { DEMO_LOCALNET, DEMO_MARKER_FILE } from '../wire/network-words.js';
 import type { Chain } from '../core/ports/chain.js';
 import type { X402Buyer } from '../core/ports/x402.js';
 import { systemClock, type Clock } from '../core/ports/keys.js';
@@ -21,7 +21,7 @@ import { createOpenAiImagesProvider } from '../providers/openai-images.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EventBus } from '../core/events.js';
 import { settleActiveTransfers } from '../core/transfers/lifecycle.js';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { ReconcileReport } from '../core/transfers/reconcile.js';
 import type { McpLaunch } from '../wire/mcp-config.js';
 import { cofferMcpLaunch } from './cli-invocation.js';
@@ -114,9 +114,22 @@ function networkToReopen(recorded: string | null, dataDir: string): string {
   throw new Error(`the data dir ${dataDir} holds a ${recorded} treasury: start it with --network and that cluster's RPC URL`);
 }
 
-/** Said of a data dir `coffer demo-x402` made, started any other way: its money is test money, on its cluster only. */
-const demoDataDir = (dataDir: string) =>
-  `the data dir ${dataDir} holds the test money of coffer demo-x402 (a local cluster, not devnet): start it again with coffer demo-x402 --data-dir ${dirname(dataDir)}`;
+/**
+ * Said of a data dir `coffer demo-x402` made, started any other way: its money is test money, on its
+ * cluster only. The demo's folder is named only where the data dir lies in one (restored elsewhere, its
+ * parent is no demo's: helper 196 was sent to start a demo in the folder above, a repository).
+ */
+export function demoDataDir(dataDir: string): string {
+  const said = `the data dir ${dataDir} holds the test money of coffer demo-x402 (a local cluster, not devnet)`;
+  const folder = dirname(dataDir);
+  if (basename(dataDir) === 'coffer' && existsSync(join(folder, DEMO_MARKER_FILE))) {
+    return `${said}: start it again with coffer demo-x402 --data-dir ${folder}`;
+  }
+  return (
+    `${said}, outside a demo's folder (a demo's Coffer is DIR/coffer, beside DIR/${DEMO_MARKER_FILE}): its money is on the demo's ` +
+    "local chains, reached only while that demo runs; start it with --network and the demo cluster's RPC URL, and COFFER_BASE_RPC and COFFER_BASE_USDC for its EVM chain"
+  );
+}
 
 /**
  * The network a data dir is opened on (a name or an RPC URL), as its rail reads it: the choice that

@@ -2,12 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DEMO_LOCALNET } from '../wire/network-words.js';
+import { DEMO_LOCALNET, DEMO_MARKER_FILE } from '../wire/network-words.js';
 import { lockDataDir } from '../boot/data-dir-lock.js';
 import { refuse, type DemoRefusal } from './demo-refusal.js';
 
 /** The file that makes a folder the demo's: written first, so a folder holding it never held anything else. */
-const MARKER = 'demo-x402.json';
+const MARKER = DEMO_MARKER_FILE;
 
 /** What DIR/demo-x402.json says, for a person who finds the folder later as much as for the demo. */
 export const demoMarkerSchema = z.strictObject({

@@ -12,6 +12,9 @@ import type { Rail } from './rails.js';
  */
 export const DEMO_LOCALNET = 'demo-localnet';
 
+/** The file that makes a folder `coffer demo-x402`'s; its Coffer's data dir is the folder's `coffer`. */
+export const DEMO_MARKER_FILE = 'demo-x402.json';
+
 /**
  * The chain id of `coffer demo-x402`'s local EVM chain: 0xc0fff, never a real chain's nor a Coffer's
  * own embedded chain's (0xc0ffe). With one id, a Coffer on this machine paying the demo's seller

@@ -57,7 +57,7 @@ export async function restoreFile(
     });
   } catch (error) {
     io.say.write(
-      `It could not be opened to check it against the chain now (${(error as Error).message}); it will be at its first start.\n`,
+      `It could not be opened to check it against the chain now (${(error as Error).message}); it is checked when it first starts.\n`,
     );
     return 0;
   }
