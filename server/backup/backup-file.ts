@@ -221,3 +221,7 @@ function parseJson(text: string | null): unknown {
     return null;
   }
 }
+
+/** How many wallets' keys a manifest's secrets hold (the key store names each `wallet:…`). */
+export const walletKeysIn = (secrets: Record<string, string>): number =>
+  Object.keys(secrets).filter((name) => name.startsWith('wallet:')).length;

@@ -5,7 +5,7 @@ import type { BackupWriter } from '../core/ports/backup.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { snapshotLedger } from '../store/ledger-snapshot.js';
 import type { SqliteDatabase } from '../store/sqlite-driver.js';
-import { BACKUP_EXTENSION, sealBackup } from './backup-file.js';
+import { BACKUP_EXTENSION, sealBackup, walletKeysIn } from './backup-file.js';
 import { backupFolderRefusal, writableFolderRefusal } from './owner-paths.js';
 
 /** The data dir's scratch folders, one per backup being written: the ledger's copy before it is sealed. */
@@ -44,7 +44,7 @@ export function createBackupWriter(deps: {
           manifest: { coffer: deps.version, schemaVersion, owners: named.treasuries, secrets },
           ledgerFile,
         };
-        const walletCount = Object.keys(secrets).filter((name) => name.startsWith('wallet:')).length;
+        const walletCount = walletKeysIn(secrets);
         // Two backups within one second get the same name: the second takes the next number.
         for (let copy = 1; ; copy += 1) {
           const file = join(folder, backupFileName(deps.network, at, copy));

@@ -50,6 +50,17 @@ export function takeMeta(file: string, keys: string[]): string[] {
   }
 }
 
+/** Sets `entries` in a ledger file's meta (a restored copy, before it takes its name). */
+export function putMeta(file: string, entries: Record<string, string>): void {
+  const db = openConnection(file, { fileMustExist: true });
+  try {
+    const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    db.transaction(() => Object.entries(entries).forEach(([key, value]) => put.run(key, value)))();
+  } finally {
+    db.close();
+  }
+}
+
 /** The newest schema a ledger was brought to (migrations.ts), and the newest this build knows. */
 const schemaVersionOf = (db: SqliteDatabase) => db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get() as number;
 export const KNOWN_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));

@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are untyped on purpose: the tests assert their shape */
-import { mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKeyPairSignerFromPrivateKeyBytes, getBase58Encoder } from '@solana/kit';
@@ -244,8 +244,18 @@ describe('a backup file restores the ledger and every key exactly (the embedded 
     expect((await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance).toBe('15.50');
     expectError(await pay(t, 'alpha', alphaKey, { ...UNLISTED_API, amount: '2.00', currency: 'USDC' }), 402, 'daily_budget_exceeded');
     // The phrase came back with it: new agents take the next wallets, and the treasury still says where it stands.
-    expect((await t.api('GET', t.withOwner('/v1/backup'))).body.recoveryPhrase).toBe('not_confirmed');
+    const status = (await t.api('GET', t.withOwner('/v1/backup'))).body;
+    expect(status.recoveryPhrase).toBe('not_confirmed');
+    // Backed up by the file it was restored from, which holds every wallet it has (helper 196: "NOT
+    // BACKED UP" right after a restore); a wallet made since is in no file.
+    expect(status).toMatchObject({
+      backedUp: true,
+      lastFile: { at: restored!.createdAt, bytes: statSync(backupFile).size, walletsWithoutKey: [] },
+    });
+    expect(status.lastFile.wallets).toBeGreaterThan(0);
+    clock.advance(1000);
     await deployAgent(t, 'after-restore');
+    expect((await t.api('GET', t.withOwner('/v1/backup'))).body.backedUp).toBe(false);
     await assertLedgerMatchesChain(t);
     // The embedded chains' own wallets came back too: test money is minted on each rail as before
     // (the Base faucet's key was left out of the file, and its mints failed insufficient_funds).

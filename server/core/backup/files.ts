@@ -73,6 +73,16 @@ export function recordBackupFile(ctx: EngineContext, owner: string, written: Bac
   ctx.events.emit({ type: 'backup', owner, file: 'written' });
 }
 
+/**
+ * The meta a restored ledger takes from the file it was restored from, for each of its treasuries:
+ * that file is its last backup file, holding every wallet the ledger has (helper 196: a treasury just
+ * restored said "NOT BACKED UP"). Written by the restore, before the ledger is opened.
+ */
+export function restoredFromFile(owners: string[], file: { at: number; bytes: number; wallets: number }): Record<string, string> {
+  const last: LastBackupFile = { ...file, walletsWithoutKey: [] };
+  return Object.fromEntries(owners.map((owner) => [lastFileMeta(owner), JSON.stringify(last)]));
+}
+
 const readLastFile = (ctx: ContextWith<MetaStore>, owner: string): LastBackupFile | null => {
   const stored = ctx.store.getMeta(lastFileMeta(owner));
   return stored === null ? null : (JSON.parse(stored) as LastBackupFile);
