@@ -436,6 +436,23 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
         body: JSON.stringify({ agentId: 'alpha', dailyBudget: '10.00', maxPerPayment: '1.00' }),
       });
       expect(deployed.status).toBe(200);
+      // A stopped agent, and a request waiting for the owner when the file is written: the restore says
+      // both (helper 196: "suspended", and nothing of what waits again for a yes given since).
+      const owned = (path: string, body: unknown) =>
+        fetch(`${server.url}${path}?owner=${owner}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      expect((await owned('/v1/agents/deploy', { agentId: 'beta', dailyBudget: '10.00', maxPerPayment: '1.00' })).status).toBe(200);
+      expect((await owned('/v1/agents/beta/kill', {})).status).toBe(200);
+      const { apiKey } = (await deployed.json()) as { apiKey: string };
+      const asked = await fetch(`${server.url}/v1/agents/alpha/policy?owner=${owner}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ maxPerPayment: '5.00' }),
+      });
+      expect(asked.status).toBe(202);
       // A name a shell splits: the restore line quotes it.
       const file = join(scratch, 'treasury one.coffer');
       const env = { COFFER_KEYSTORE: 'file' };
@@ -449,7 +466,7 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       expect(existsSync(file)).toBe(false);
       const written = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
       expect(written.code, written.stderr).toBe(0);
-      expect(written.stdout).toMatch(/^Wrote .*treasury one\.coffer \(\d+ kB\): the ledger and every wallet's key \(5\)/);
+      expect(written.stdout).toMatch(/^Wrote .*treasury one\.coffer \(\d+ kB\): the ledger and every wallet's key \(6\)/);
       expect(written.stdout).toContain(`Restore it anywhere with: coffer restore '${file}'\n`);
       const again = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
       expect({ code: again.code, said: again.stderr }).toMatchObject({
@@ -505,6 +522,10 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       // What it holds on each rail (Base is open on sim).
       expect(restored.stdout).toContain(`Treasury ${owner}: 1000.00 USDC on Solana, 1000.00 USDC on Base\n`);
       expect(restored.stdout).toContain('  alpha: 0.00 USDC on Solana, 0.00 USDC on Base, active\n');
+      expect(restored.stdout).toContain('  beta: 0.00 USDC on Solana, 0.00 USDC on Base, stopped\n');
+      expect(restored.stdout).toContain(
+        `1 request waits for your yes, as when the file was written: deny any the old Coffer answered since (${shellCommand(['approvals', '--data-dir', second])})\n`,
+      );
       expect(restored.stdout).toContain('0 move(s) in flight at the backup confirmed, 0 failed, 0 still pending');
       // The command that starts it, as this shell runs coffer (pasted, it starts the restored Coffer).
       expect(restored.stdout).toContain(`Start it with: ${shellCommand(['serve', '--data-dir', second])} (or the desktop app)\n`);
@@ -524,7 +545,7 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       try {
         expect(restoredServer.lines.join('\n')).toBeTruthy();
         const agents = await fetch(`${restoredServer.url}/v1/agents?owner=${owner}`, { headers: { authorization: `Bearer ${ownerKey}` } });
-        expect(((await agents.json()) as any).agents.map((agent: any) => agent.agentId)).toEqual(['alpha']);
+        expect(((await agents.json()) as any).agents.map((agent: any) => agent.agentId)).toEqual(['alpha', 'beta']);
       } finally {
         restoredServer.child.kill('SIGTERM');
         await restoredServer.exited;

@@ -67,7 +67,18 @@ export async function restoreFile(
     const { baseNetwork } = overview.treasury;
     io.say.write(`Treasury ${coffer.owner}: ${heldOnEachRail(overview.treasury.balances, baseNetwork)}\n`);
     for (const agent of overview.agents) {
-      io.say.write(`  ${agent.agentId}: ${heldOnEachRail(agent.balances, baseNetwork)}, ${agent.status}\n`);
+      // As `coffer status` says it: "stopped", not the API's "suspended".
+      io.say.write(
+        `  ${agent.agentId}: ${heldOnEachRail(agent.balances, baseNetwork)}, ${agent.status === 'suspended' ? 'stopped' : agent.status}\n`,
+      );
+    }
+    // A request the old Coffer answered after the file was written waits here again: a yes to a held
+    // payment given twice pays it twice on Solana (BACKUP.md), so the owner is told where to look.
+    const waiting = (await coffer.engine.approvals(owner, 'pending')).approvals.length;
+    if (waiting > 0) {
+      io.say.write(
+        `${waiting === 1 ? '1 request waits' : `${waiting} requests wait`} for your yes, as when the file was written: deny any the old Coffer answered since (${shellCommand(['approvals', '--data-dir', config.dataDir])})\n`,
+      );
     }
     const { confirmed, failed, stillPending } = coffer.reconciled;
     io.say.write(
