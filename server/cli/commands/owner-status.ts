@@ -61,7 +61,7 @@ const noAgentsLine = (archived: number, dataDir?: string) => {
   const deploy = ownerCommandLine(['deploy', 'AGENT'], dataDir);
   return archived === 0
     ? `  no agents yet: ${deploy}\n`
-    : `  no agents but ${archived === 1 ? '1 archived' : `${archived} archived`} (their ids stay theirs): ${deploy}\n`;
+    : `  no agents but ${archived === 1 ? '1 archived (its id stays its own)' : `${archived} archived (their ids stay theirs)`}: ${deploy}\n`;
 };
 
 /**

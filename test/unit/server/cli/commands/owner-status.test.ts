@@ -111,7 +111,7 @@ describe('coffer status as the owner', () => {
   it('with no agent left but archived ones, says so: their ids are taken for good', async () => {
     const { dir } = await overviewCoffer(dashboard('1.00', [], 'base-sepolia', [{ agentId: 'alice' }]));
     expect(await printed(dir)).toContain(
-      `  no agents but 1 archived (their ids stay theirs): ${shellCommand(['deploy', 'AGENT', '--data-dir', dir])}\n` +
+      `  no agents but 1 archived (its id stays its own): ${shellCommand(['deploy', 'AGENT', '--data-dir', dir])}\n` +
         `  archived  alice: stopped for good, its history kept (${shellCommand(['activity', 'alice', '--data-dir', dir])})\n`,
     );
     await coffer!.close();
