@@ -176,7 +176,7 @@ describe('coffer backup phrase', () => {
 
       const quit = await backupPhrase(dataDir, () => null);
       expect(quit.code).toBe(1);
-      expect(quit.stderr).toMatch(/^coffer: not confirmed: the treasury is still "not backed up"/);
+      expect(quit.stderr).toMatch(/^coffer: not confirmed: the recovery phrase is not marked as written down; run/);
 
       // Where the backups stand, as the dashboard's Back up page says it.
       const before = await runCoffer(['backup', '--data-dir', dataDir]);

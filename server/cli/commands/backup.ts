@@ -66,7 +66,7 @@ export async function backupPhrase(
         if (!(io.input as { isTTY?: boolean }).isTTY && next.done !== true) out.write('\n');
         if (next.done === true) {
           out.write('\n');
-          err.write(`coffer: not confirmed: the treasury is still "not backed up"; run ${again} again\n`);
+          err.write(`coffer: not confirmed: the recovery phrase is not marked as written down; run ${again} again\n`);
           return 1;
         }
         waiting.push(...next.value.split(/\s+/).filter((word) => word !== ''));
