@@ -105,6 +105,8 @@ export async function readBackupHeader(file: string): Promise<{ header: BackupHe
   if (typeof version === 'number' && version >= FIRST_SUMMED_VERSION) {
     // Judged before the version, so a changed version is damage, not "a newer Coffer".
     const sumEnd = start.bytes.indexOf(0x0a, jsonEnd + 1);
+    // The file ends before its sum line does: cut short, not changed (helper 196).
+    if (sumEnd === -1 && start.bytes.length >= start.size) throw damaged(file, 'its header is cut short');
     const sum = sumEnd === -1 ? null : start.bytes.subarray(jsonEnd + 1, sumEnd).toString('latin1');
     if (sum !== sumLineOf(headerBytes)) throw damaged(file, 'its header was changed after it was written');
     headerBytes = start.bytes.subarray(0, sumEnd + 1);

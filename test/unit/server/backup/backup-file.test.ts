@@ -116,6 +116,17 @@ describe('the encrypted backup file', () => {
     }
   });
 
+  it('a file cut short within its header says so, not that its header was changed (helper 196)', async () => {
+    const { file } = await sealed();
+    const original = readFileSync(file);
+    const jsonEnd = original.indexOf(0x0a, 14);
+    for (const keep of [20, jsonEnd, jsonEnd + 1, jsonEnd + 10]) {
+      const cut = fresh('cut-header.coffer');
+      writeFileSync(cut, original.subarray(0, keep));
+      await expectCofferError(readBackupHeader(cut), 'backup_damaged', /cut short/);
+    }
+  });
+
   it('a byte changed in the header, the ciphertext or the tag is refused as damaged', async () => {
     const { file, bytes } = await sealed();
     const original = readFileSync(file);
