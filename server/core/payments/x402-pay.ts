@@ -191,10 +191,11 @@ async function purchaseOn(
     ...(payable.alsoShort === undefined ? {} : { alsoShort: payable.alsoShort }),
   };
   const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
-  // Signed with the payment's memo (the seller's, else its own id): on Base the authorization's nonce
-  // commits to it, so the payment signed again (approved again after a restore) runs once at most.
-  const signFor = (paymentMemo: string) => async () => {
-    const signed = await buyer.sign(offer, requirement, addressOn(ctx, agent.walletAddress, rail), rail, paymentMemo);
+  // Signed with the payment's id (a held purchase keeps its own when approved): on Base the
+  // authorization's nonce commits to it, so the payment signed again (approved again after a
+  // restore) runs once at most.
+  const signFor = (paymentId: string) => async () => {
+    const signed = await buyer.sign(offer, requirement, addressOn(ctx, agent.walletAddress, rail), rail, paymentId);
     return {
       txSignature: null,
       txWire: signed.txWire,
@@ -226,7 +227,7 @@ async function purchaseOn(
     };
     let moved: Awaited<ReturnType<typeof movePayment>>;
     try {
-      moved = await movePayment(ctx, principal, agent, payment, signFor(payment.memo));
+      moved = await movePayment(ctx, principal, agent, payment, signFor(payment.id));
     } catch (error) {
       // The same purchase asked again at once: both passed the checks above before either wrote,
       // and the other made it. It answers that purchase; another is refused (approval_decided).
@@ -247,7 +248,7 @@ async function purchaseOn(
   const id = newId('pay');
   const payment = { ...asked, id, memo: memo ?? id, nonce: memo, challengeMemos, description, resource: body.url };
   if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
-  const moved = await movePayment(ctx, principal, agent, payment, signFor(payment.memo));
+  const moved = await movePayment(ctx, principal, agent, payment, signFor(payment.id));
   return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
 }
 

@@ -88,10 +88,10 @@ export interface X402Buyer {
    * token owner (the fee payer's slot stays empty), and the transaction moves exactly that amount of
    * that asset to that recipient and nothing else of the payer's. Base: an EIP-3009 authorization of
    * exactly that amount of this chain's USDC to that recipient, within the offer's time, its nonce
-   * committing to that recipient and `memo` (the payment's memo: the seller's, else the payment's own
-   * id), so that the payment signed again can move money once at most.
+   * committing to that recipient and `paymentId`, so that the payment signed again (a held purchase
+   * keeps its id) can move money once at most.
    */
-  sign(offer: X402Offer, requirement: X402Requirement, payer: string, rail: Rail, memo: string): Promise<X402Signed>;
+  sign(offer: X402Offer, requirement: X402Requirement, payer: string, rail: Rail, paymentId: string): Promise<X402Signed>;
   /**
    * Why `sign` would refuse this requirement on its rail whatever the payer (on Base: a token name or
    * version that is not this USDC's, a transfer method other than EIP-3009, no time given), asked

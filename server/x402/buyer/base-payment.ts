@@ -44,13 +44,13 @@ export interface BaseX402Chain {
 /** Paying x402 on the Base rail's chain, named as x402 names it (networks.ts x402EvmNetworks). */
 export function baseX402Payments(options: { chain: BaseX402Chain; signers: EvmSigners }): {
   networks: X402Names;
-  sign: (offer: X402Offer, requirement: X402Requirement, payer: string, memo: string) => Promise<X402Signed>;
+  sign: (offer: X402Offer, requirement: X402Requirement, payer: string, paymentId: string) => Promise<X402Signed>;
   signingRefusal: (requirement: X402Requirement) => Promise<string | null>;
 } {
   const paying = { ...options, networks: x402EvmNetworks(options.chain.chainId) };
   return {
     networks: paying.networks,
-    sign: (offer, requirement, payer, memo) => signOffer(offer, requirement, payer, memo, paying),
+    sign: (offer, requirement, payer, paymentId) => signOffer(offer, requirement, payer, paymentId, paying),
     signingRefusal: async (requirement) => {
       // A token that cannot be read now: the signing reads it again, and says so.
       const domain = await options.chain.domain().catch(() => null);
@@ -61,16 +61,17 @@ export function baseX402Payments(options: { chain: BaseX402Chain; signers: EvmSi
 
 /**
  * The offer's requirement signed by the package with `payer`'s account, read back, with the header
- * that carries it. Its nonce is the payment's (`memo`: the seller's, else the payment's own id), as
- * /pay's on Base (authorization.ts authorizationNonce), not the package's random one: a payment signed
- * again (a held purchase approved again in a Coffer restored from an older file, helper 196) carries
- * the nonce the token may have run already, and moves money once at most.
+ * that carries it. Its nonce commits to the recipient and the payment's id (authorization.ts
+ * authorizationNonce, as /pay's on Base), not the package's random one: a payment signed again (a held
+ * purchase, which keeps its id, approved again in a Coffer restored from an older file, helper 196)
+ * carries the nonce the token may have run already, and moves money once at most. The id, not the
+ * seller's memo: a seller's fresh terms may name a fresh memo.
  */
 async function signOffer(
   offer: X402Offer,
   requirement: X402Requirement,
   payer: string,
-  memo: string,
+  paymentId: string,
   { chain, signers, networks }: { chain: BaseX402Chain; signers: EvmSigners; networks: X402Names },
 ): Promise<X402Signed> {
   const { required, chosen } = chosenEntry(offer, requirement);
@@ -78,7 +79,7 @@ async function signOffer(
   const window = termsRefusal(requirement, domain);
   const account = await signers.evmAccount(getAddress(payer));
   const to = getAddress(requirement.payTo);
-  const nonce = authorizationNonce(to, memo);
+  const nonce = authorizationNonce(to, paymentId);
   const signing = guardedSigner(account, domain, { to, value: requirement.amount, seconds: window, nonce });
   const signer = toClientEvmSigner(signing.signer);
   // The package signs for the seller's time, shortened to the longest Coffer gives; the payload's

@@ -13,8 +13,8 @@ import { toRequirement } from './offer-terms.js';
 /** What pays x402 on one rail: its network's x402 names, and how an offer's requirement is signed there. */
 export interface X402RailPayments {
   networks: X402Names;
-  /** `memo`: the payment's (the seller's, else its own id), which Base's authorization nonce commits to. */
-  sign(offer: X402Offer, requirement: X402Requirement, payer: string, memo: string): Promise<X402Signed>;
+  /** `paymentId`: the payment's id, which Base's authorization nonce commits to. */
+  sign(offer: X402Offer, requirement: X402Requirement, payer: string, paymentId: string): Promise<X402Signed>;
   /** Why `sign` would refuse the requirement whatever the payer; null where it would not, or cannot tell now. */
   signingRefusal?(requirement: X402Requirement): Promise<string | null>;
 }
@@ -41,10 +41,10 @@ export function createX402Buyer(options: {
     readOffer: readX402Offer,
     readSignIn,
     signIn: (offer, chainId, wallet, url, rail) => signIn({ solana: options.vault, evm: options.evm }, offer, chainId, wallet, url, rail),
-    sign: (offer, requirement, payer, rail: Rail, memo) => {
+    sign: (offer, requirement, payer, rail: Rail, paymentId) => {
       const payments = rails[rail];
       if (payments === null) throw new CofferError('unsupported_offer', `x402 is not paid on the ${railName(rail)} rail here`);
-      return payments.sign(offer, requirement, payer, memo);
+      return payments.sign(offer, requirement, payer, paymentId);
     },
     signingRefusal: async (requirement, rail) => (await rails[rail]?.signingRefusal?.(requirement)) ?? null,
     readSettlement: readX402Settlement,
