@@ -20,7 +20,8 @@ import { checksummedEvmAddress, type Rail } from '../../wire/rails.js';
 import { addressOn, chainOf } from '../rails.js';
 import { settleX402 } from '../transfers/seller-sent.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
-import { coveredBy, freeOn, heldTerms, memoOf, payableRequirement, type Payable } from './x402-entry.js';
+import { coveredBy, freeOn, heldTerms, payableRequirement } from './x402-entry.js';
+import { memoOf, type Payable } from './x402-offer-entries.js';
 import { noncePaidRefusal } from './refusals.js';
 
 /**
