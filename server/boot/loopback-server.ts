@@ -47,51 +47,34 @@ export async function listenOnLoopback(
  * answer lost with the connection (helper 194: an allocation moved, unanswered).
  */
 function inTurn(app: RequestListener): RequestListener {
-  // How many requests wait for their turn on each connection. Security invariant: past
-  // MOST_WAITING the connection is not read until they are down to it. Node stops reading a
-  // connection once its answers pile up, but one waiting its turn has written none: behind a slow
-  // request (an event stream, an approval waited for) one client queued 200,000 (600 MB), and closing
-  // that connection stalled every other for tens of seconds as they were thrown away (helper 195).
+  // How many requests wait for their turn on each connection. Security invariant: past MOST_WAITING
+  // the connection is closed, and none of them is carried out. Node stops reading a connection once
+  // its answers pile up, but one waiting its turn has written none: behind a slow request (an event
+  // stream, an approval waited for) one client queued 200,000 (600 MB), and closing that connection
+  // stalled every other client for tens of seconds (helper 195). Pausing the connection instead left
+  // the client's close unread behind the requests, which then ran with nobody to answer (helper 197).
   const waiting = new WeakMap<Duplex, number>();
   return (req, res) => {
     if (res.socket !== null) return app(req, res);
-    const connection = req.socket as HttpConnection;
+    const connection = req.socket;
     const count = (waiting.get(connection) ?? 0) + 1;
     waiting.set(connection, count);
-    if (count > MOST_WAITING) readNoFurther(connection);
+    if (count > MOST_WAITING) {
+      connection.destroy();
+      return;
+    }
     res.once('socket', () => {
-      const left = (waiting.get(connection) ?? 1) - 1;
-      waiting.set(connection, left);
-      if (left === MOST_WAITING) readOn(connection);
+      waiting.set(connection, (waiting.get(connection) ?? 1) - 1);
       app(req, res);
     });
   };
 }
 
-/** A server's connection as Node's HTTP server keeps it: its own flag that it paused it, and its parser. */
-type HttpConnection = Duplex & { _paused?: boolean; parser?: { pause(): void; resume(): void } | null };
-
 /**
- * A connection read no further, as Node's server pauses one whose answers pile up (_http_server.js
- * parserOnIncoming): its flag set and the socket paused; Node pauses its parser once the bytes read
- * are parsed, as it does for its own (without the flag it resumes the socket as it reads each body).
- * Node 20 and 24 alike.
+ * How many requests may wait their turn behind one not yet answered on one connection. No client
+ * Coffer serves pipelines (browsers, undici, curl and the SDKs send one at a time on a connection).
  */
-function readNoFurther(connection: HttpConnection): void {
-  connection._paused = true;
-  connection.pause();
-}
-
-/** Read on, as Node's server does (socketOnDrain): a parser left paused would take the next bytes as broken HTTP. */
-function readOn(connection: HttpConnection): void {
-  if (connection._paused !== true) return;
-  connection._paused = false;
-  connection.parser?.resume();
-  connection.resume();
-}
-
-/** The requests that may wait their turn on one connection before it is read no further. */
-const MOST_WAITING = 16;
+const MOST_WAITING = 64;
 
 /**
  * Stops taking connections and resolves once the requests under way have been answered; connections
