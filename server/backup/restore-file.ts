@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CofferError } from '../wire/errors.js';
-import { createKeyVault } from '../keys/key-vault.js';
+import { createKeyVault, walletAccount } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
-import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState, putMeta, takeMeta } from '../store/ledger-snapshot.js';
+import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState, putMeta, takeMeta, walletsOfLedger } from '../store/ledger-snapshot.js';
 import { restoredFromFile } from '../core/backup/files.js';
 import { restoredScheduleKeys, scheduleFoldersOf } from '../core/backup/schedule.js';
 import { LOCK_FILE, lockDataDir } from '../boot/data-dir-lock.js';
@@ -123,10 +123,12 @@ export async function restoreBackupFile(options: {
       throw new CofferError('backup_damaged', `the ledger in ${options.file} is not the one its header describes`);
     }
     const schedulesLeft = scheduleFoldersOf(takeMeta(restoring, restoredScheduleKeys(ledger.owners)));
-    // The file is this ledger's last backup file: it holds every wallet the ledger has.
+    // The file is this ledger's last backup file, with the wallets whose key it lacked (helper 197: a
+    // file written without a wallet's key, restored, said "Backed up.").
     const wallets = walletKeysIn(manifest.secrets);
     const bytes = (await stat(options.file)).size;
-    putMeta(restoring, restoredFromFile(ledger.owners, { at: Date.parse(header.createdAt), bytes, wallets }));
+    const walletsWithoutKey = walletsOfLedger(restoring).filter((address) => !Object.hasOwn(manifest.secrets, walletAccount(address)));
+    putMeta(restoring, restoredFromFile(ledger.owners, { at: Date.parse(header.createdAt), bytes, wallets, walletsWithoutKey }));
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     await createKeyVault(backend).importSecrets(manifest.secrets);
     await rename(restoring, join(options.dataDir, LEDGER));

@@ -15,7 +15,8 @@ import { createPhraseWallets, treasuryEntryOf } from './phrase-wallets.js';
 import type { WalletKeysAt } from './recovery-phrase.js';
 import type { SecretBackend } from './secret-backend.js';
 
-const walletAccount = (address: string) => `wallet:${address}`;
+/** The key store's name of a wallet's key (its Solana keypair), as a backup's manifest names it too. */
+export const walletAccount = (address: string) => `wallet:${address}`;
 
 /**
  * Wallet keys and named secrets on top of a SecretBackend. A wallet's secret is the 64-byte Solana

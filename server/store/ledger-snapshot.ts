@@ -50,6 +50,16 @@ export function takeMeta(file: string, keys: string[]): string[] {
   }
 }
 
+/** Every wallet a ledger file names: its treasuries' and its agents' (archived ones too). */
+export function walletsOfLedger(file: string): string[] {
+  const db = openConnection(file, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare('SELECT address FROM owners UNION SELECT wallet_address FROM agents').pluck().all() as string[];
+  } finally {
+    db.close();
+  }
+}
+
 /** Sets `entries` in a ledger file's meta (a restored copy, before it takes its name). */
 export function putMeta(file: string, entries: Record<string, string>): void {
   const db = openConnection(file, { fileMustExist: true });

@@ -8,10 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
 import type { SecretBackend } from '../../server/keys/secret-backend.js';
 import { restoreBackupFile } from '../../server/backup/restore-file.js';
+import { openSecretBackend } from '../../server/keys/open-secret-backend.js';
 import { lockDataDir } from '../../server/boot/data-dir-lock.js';
 import { shellCommand } from '../../server/boot/cli-invocation.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import {
+  backupFileOf,
   deployAgent,
   fundedAgent,
   manualClock,
@@ -715,6 +717,38 @@ describe('coffer restore --phrase finds the treasury and every used agent wallet
       // The chain agrees: the wallets hold what the dashboard says.
       expect(await t.coffer.chain.usdcBalance(wallets.alpha!)).toBe(micro('7.50'));
       expect(await t.coffer.chain.usdcBalance(owner)).toBe(micro(treasury));
+    } finally {
+      await t.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a backup file that lacks a wallet’s key, restored', () => {
+  // Helper 197: a file written after a wallet's key was lost (said then: "its money is not in this
+  // backup") restored as "Backed up.", the warning gone with the key.
+  it('names that wallet as the last file’s wallet without a key, and is not backed up', async () => {
+    const scratch = tempDataDir();
+    let t = await startCoffer({ dataDir: join(scratch, 'first'), keyStore: 'file' });
+    try {
+      const { walletAddress } = await deployAgent(t, 'keyless');
+      const backend = await openSecretBackend(t.dataDir, 'file', () => undefined);
+      await backend.delete(`wallet:${walletAddress}`);
+      const file = join(scratch, 'without-a-key.coffer');
+      writeFileSync(file, await backupFileOf(t, PASSPHRASE));
+      await t.stop();
+      const dataDir = join(scratch, 'restored');
+      const restored = await restoreBackupFile({
+        file,
+        dataDir,
+        network: 'sim',
+        keyStore: 'file',
+        passphrase: async () => PASSPHRASE,
+        log: () => undefined,
+      });
+      t = await startCoffer({ dataDir, keyStore: 'file' });
+      const status = (await t.api('GET', t.withOwner('/v1/backup'))).body;
+      expect(status).toMatchObject({ backedUp: false, lastFile: { at: restored!.createdAt, walletsWithoutKey: [walletAddress] } });
     } finally {
       await t.stop();
       rmSync(scratch, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import type { BackupFileView } from '../../wire/answers/backup.js';
 /** The last backup file written for an owner (JSON of LastBackupFile). */
 const lastFileMeta = (owner: string) => `backup.last_file:${owner}`;
 
-interface LastBackupFile {
+export interface LastBackupFile {
   at: number;
   bytes: number;
   wallets: number;
@@ -75,12 +75,11 @@ export function recordBackupFile(ctx: EngineContext, owner: string, written: Bac
 
 /**
  * The meta a restored ledger takes from the file it was restored from, for each of its treasuries:
- * that file is its last backup file, holding every wallet the ledger has (helper 196: a treasury just
- * restored said "NOT BACKED UP"). Written by the restore, before the ledger is opened.
+ * that file is its last backup file (helper 196: a treasury just restored said "NOT BACKED UP"), with
+ * the wallets of the ledger whose key it lacked. Written by the restore, before the ledger is opened.
  */
-export function restoredFromFile(owners: string[], file: { at: number; bytes: number; wallets: number }): Record<string, string> {
-  const last: LastBackupFile = { ...file, walletsWithoutKey: [] };
-  return Object.fromEntries(owners.map((owner) => [lastFileMeta(owner), JSON.stringify(last)]));
+export function restoredFromFile(owners: string[], file: LastBackupFile): Record<string, string> {
+  return Object.fromEntries(owners.map((owner) => [lastFileMeta(owner), JSON.stringify(file)]));
 }
 
 const readLastFile = (ctx: ContextWith<MetaStore>, owner: string): LastBackupFile | null => {
