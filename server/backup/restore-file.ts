@@ -4,7 +4,15 @@ import { dirname, join, resolve } from 'node:path';
 import { CofferError } from '../wire/errors.js';
 import { createKeyVault, walletAccount } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
-import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState, putMeta, takeMeta, walletsOfLedger } from '../store/ledger-snapshot.js';
+import {
+  inspectLedger,
+  KNOWN_SCHEMA_VERSION,
+  ledgerAtAGlance,
+  ledgerState,
+  putMeta,
+  takeMeta,
+  walletsOfLedger,
+} from '../store/ledger-snapshot.js';
 import { restoredFromFile } from '../core/backup/files.js';
 import { restoredScheduleKeys, scheduleFoldersOf } from '../core/backup/schedule.js';
 import { LOCK_FILE, lockDataDir } from '../boot/data-dir-lock.js';
@@ -100,7 +108,7 @@ export async function restoreBackupFile(options: {
   /** Asked once the file is known to be a backup of the right network. */
   passphrase: (facts: BackupFacts) => Promise<string | null>;
   log: (message: string) => void;
-}): Promise<(BackupFacts & { owners: string[]; schedulesLeft: string[] }) | null> {
+}): Promise<(BackupFacts & { owners: string[]; schedulesLeft: string[] } & ReturnType<typeof ledgerAtAGlance>) | null> {
   const { header } = await readBackupHeader(options.file);
   refuseOtherNetwork(header.network, options.network);
   const lock = await claimEmptyDataDir(options.dataDir);
@@ -131,9 +139,10 @@ export async function restoreBackupFile(options: {
     putMeta(restoring, restoredFromFile(ledger.owners, { at: Date.parse(header.createdAt), bytes, wallets, walletsWithoutKey }));
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     await createKeyVault(backend).importSecrets(manifest.secrets);
+    const atAGlance = ledgerAtAGlance(restoring);
     await rename(restoring, join(options.dataDir, LEDGER));
     restored = true;
-    return { network: header.network, createdAt: header.createdAt, owners: ledger.owners, schedulesLeft };
+    return { network: header.network, createdAt: header.createdAt, owners: ledger.owners, schedulesLeft, ...atAGlance };
   } finally {
     // The copy and the files SQLite kept beside it while checking it.
     await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${restoring}${suffix}`, { force: true })));

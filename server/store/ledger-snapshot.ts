@@ -60,6 +60,20 @@ export function walletsOfLedger(file: string): string[] {
   }
 }
 
+/** What a restored ledger holds for its owner to be told at once: its agents (not archived) and whether each is stopped, and the requests waiting. */
+export function ledgerAtAGlance(file: string): { agents: { agentId: string; stopped: boolean }[]; waitingRequests: number } {
+  const db = openConnection(file, { readonly: true, fileMustExist: true });
+  try {
+    const agents = db
+      .prepare('SELECT agent_id AS agentId, status FROM agents WHERE archived_at IS NULL ORDER BY created_at, agent_id')
+      .all() as { agentId: string; status: string }[];
+    const waitingRequests = db.prepare("SELECT COUNT(*) FROM approvals WHERE status = 'pending'").pluck().get() as number;
+    return { agents: agents.map(({ agentId, status }) => ({ agentId, stopped: status === 'suspended' })), waitingRequests };
+  } finally {
+    db.close();
+  }
+}
+
 /** Sets `entries` in a ledger file's meta (a restored copy, before it takes its name). */
 export function putMeta(file: string, entries: Record<string, string>): void {
   const db = openConnection(file, { fileMustExist: true });

@@ -44,6 +44,25 @@ export async function restoreFile(
   if (scheduleLeft !== null)
     io.say.write(`${scheduleLeft} (${shellCommand(['backup', 'schedule', '--folder', 'DIR', '--data-dir', config.dataDir])})\n`);
 
+  // A request the old Coffer answered after the file was written waits here again: a yes to a held
+  // payment given twice pays it twice on Solana (BACKUP.md), so the owner is told where to look,
+  // whether or not the chain can be read now (helper 198).
+  const { waitingRequests } = restored;
+  if (waitingRequests > 0) {
+    io.say.write(
+      `${waitingRequests === 1 ? '1 request waits' : `${waitingRequests} requests wait`} for your yes, as when the file was written: deny any the old Coffer answered since (${shellCommand(['approvals', '--data-dir', config.dataDir])})\n`,
+    );
+  }
+  // How it is started: on the network it was restored for (a cluster's URL, say), the Base rail's
+  // node as it was given here (helper 198: the command printed did not start a demo's restored treasury).
+  const serve = shellCommand([
+    'serve',
+    '--data-dir',
+    config.dataDir,
+    ...(config.network === undefined ? [] : ['--network', config.network]),
+  ]);
+  const baseAsHere = config.baseRpc === undefined ? '' : ', with COFFER_BASE_RPC (and COFFER_BASE_USDC) as set for this restore';
+
   let coffer;
   try {
     coffer = await openCoffer({
@@ -56,6 +75,8 @@ export async function restoreFile(
       log,
     });
   } catch (error) {
+    // Its agents said from the ledger alone, as the balances would have said them.
+    for (const agent of restored.agents) io.say.write(`  ${agent.agentId}: ${agent.stopped ? 'stopped' : 'active'}\n`);
     io.say.write(
       `It could not be opened to check it against the chain now (${(error as Error).message}); it is checked when it first starts.\n`,
     );
@@ -72,19 +93,11 @@ export async function restoreFile(
         `  ${agent.agentId}: ${heldOnEachRail(agent.balances, baseNetwork)}, ${agent.status === 'suspended' ? 'stopped' : agent.status}\n`,
       );
     }
-    // A request the old Coffer answered after the file was written waits here again: a yes to a held
-    // payment given twice pays it twice on Solana (BACKUP.md), so the owner is told where to look.
-    const waiting = (await coffer.engine.approvals(owner, 'pending')).approvals.length;
-    if (waiting > 0) {
-      io.say.write(
-        `${waiting === 1 ? '1 request waits' : `${waiting} requests wait`} for your yes, as when the file was written: deny any the old Coffer answered since (${shellCommand(['approvals', '--data-dir', config.dataDir])})\n`,
-      );
-    }
     const { confirmed, failed, stillPending } = coffer.reconciled;
     io.say.write(
       `Checked against the chain: ${confirmed} move(s) in flight at the backup confirmed, ${failed} failed, ${stillPending} still pending.\n`,
     );
-    io.say.write(`Start it with: ${shellCommand(['serve', '--data-dir', config.dataDir])} (or the desktop app)\n`);
+    io.say.write(`Start it with: ${serve}${baseAsHere} (or the desktop app)\n`);
   } finally {
     await coffer.close();
   }
