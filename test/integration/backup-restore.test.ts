@@ -30,6 +30,10 @@ import { runCoffer, spawnServe } from '../helpers/serve-process.js';
 
 const PASSPHRASE = 'four words make a passphrase';
 
+/** A sim backup file restored into `dataDir` with its keys in files, as `coffer restore` does. */
+const restoredOnSim = (file: string, dataDir: string) =>
+  restoreBackupFile({ file, dataDir, network: 'sim', keyStore: 'file', passphrase: async () => PASSPHRASE, log: () => undefined });
+
 /** POST /v1/backup/file as the owner (or with `key`): the status and, for a 200, the file's bytes and name. */
 async function downloadBackup(t: TestCoffer, body: unknown = { passphrase: PASSPHRASE }, key = t.ownerKey) {
   const response = await fetch(`${t.url}${t.withOwner('/v1/backup/file')}`, {
@@ -329,14 +333,7 @@ describe('a backup taken while payments run on the embedded chain', () => {
       writeFileSync(file, bytes);
       await t.stop();
       const dataDir = join(scratch, 'restored');
-      await restoreBackupFile({
-        file,
-        dataDir,
-        network: 'sim',
-        keyStore: 'file',
-        passphrase: async () => PASSPHRASE,
-        log: () => undefined,
-      });
+      await restoredOnSim(file, dataDir);
       t = await startCoffer({ dataDir, keyStore: 'file', keepDataDir: true });
       await assertLedgerMatchesChain(t);
       // The copy holds the payments committed before it was done, each whole, and none of the later ones.
@@ -738,14 +735,7 @@ describe('a backup file that lacks a wallet’s key, restored', () => {
       writeFileSync(file, await backupFileOf(t, PASSPHRASE));
       await t.stop();
       const dataDir = join(scratch, 'restored');
-      const restored = await restoreBackupFile({
-        file,
-        dataDir,
-        network: 'sim',
-        keyStore: 'file',
-        passphrase: async () => PASSPHRASE,
-        log: () => undefined,
-      });
+      const restored = await restoredOnSim(file, dataDir);
       t = await startCoffer({ dataDir, keyStore: 'file' });
       const status = (await t.api('GET', t.withOwner('/v1/backup'))).body;
       expect(status).toMatchObject({ backedUp: false, lastFile: { at: restored!.createdAt, walletsWithoutKey: [walletAddress] } });
