@@ -28,7 +28,7 @@ import { startSiwxSeller } from '../fixtures/x402-siwx-seller.js';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { parseSIWxHeader } from '@x402/extensions/sign-in-with-x';
 import { DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
-import { authorizationNonce } from '../../server/chain/evm/authorization.js';
+import { x402AuthorizationNonce } from '../../server/chain/evm/authorization.js';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { CLI, runCoffer as cli } from '../helpers/serve-process.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -960,7 +960,7 @@ describe('Coffer pays x402 sellers on Base', () => {
     // Signed with the nonce of the payment held (its id kept when approved): approved again, in a
     // Coffer restored from a file written before, it could not run twice (helper 196).
     const paidRow = t.coffer.db.prepare('SELECT payer_signature AS nonce FROM transfers WHERE id = ?').get(second[0].paymentId);
-    expect(paidRow).toEqual({ nonce: authorizationNonce(seller, second[0].paymentId) });
+    expect(paidRow).toEqual({ nonce: x402AuthorizationNonce(seller, second[0].paymentId) });
     expect(await usdc(agent.base)).toBe(before.agent - micro('0.01'));
   });
 

@@ -55,6 +55,16 @@ export const TRANSFER_AUTHORIZATION_TYPES = {
  */
 export const authorizationNonce = (to: Address, memo: string): Hex => keccak256(stringToHex(`coffer-transfer:${to}:${memo}`));
 
+/**
+ * The nonce of the authorization an agent signs for an x402 payment on Base: it commits to the
+ * seller's payTo and the payment's id, so the payment signed again (a held purchase approved again
+ * in a Coffer restored from an older file) runs once at most. Its own domain, apart from
+ * authorizationNonce's: a memo is the caller's text, and a `/pay` whose memo named an x402 payment's
+ * id used that payment's nonce first, which then never ran (helper 199).
+ */
+export const x402AuthorizationNonce = (payTo: Address, paymentId: string): Hex =>
+  keccak256(stringToHex(`coffer-x402:${payTo}:${paymentId}`));
+
 const messageOf = (a: Omit<SignedAuthorization, 'signature' | 'relayer' | 'domain'>) => ({
   from: a.from,
   to: a.to,

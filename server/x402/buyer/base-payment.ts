@@ -15,7 +15,7 @@ import { getAddress, isAddress, isHex, type Address, type Hex, type LocalAccount
 import { CofferError } from '../../wire/errors.js';
 import type { X402Names, X402Offer, X402Requirement, X402Signed } from '../../core/ports/x402.js';
 import {
-  authorizationNonce,
+  x402AuthorizationNonce,
   encodeAuthorization,
   TRANSFER_AUTHORIZATION_TYPES,
   type SignedAuthorization,
@@ -62,7 +62,7 @@ export function baseX402Payments(options: { chain: BaseX402Chain; signers: EvmSi
 /**
  * The offer's requirement signed by the package with `payer`'s account, read back, with the header
  * that carries it. Its nonce commits to the recipient and the payment's id (authorization.ts
- * authorizationNonce, as /pay's on Base), not the package's random one: a payment signed again (a held
+ * x402AuthorizationNonce), not the package's random one: a payment signed again (a held
  * purchase, which keeps its id, approved again in a Coffer restored from an older file, helper 196)
  * carries the nonce the token may have run already, and moves money once at most. The id, not the
  * seller's memo: a seller's fresh terms may name a fresh memo.
@@ -79,7 +79,7 @@ async function signOffer(
   const window = termsRefusal(requirement, domain);
   const account = await signers.evmAccount(getAddress(payer));
   const to = getAddress(requirement.payTo);
-  const nonce = authorizationNonce(to, paymentId);
+  const nonce = x402AuthorizationNonce(to, paymentId);
   const signing = guardedSigner(account, domain, { to, value: requirement.amount, seconds: window, nonce });
   const signer = toClientEvmSigner(signing.signer);
   // The package signs for the seller's time, shortened to the longest Coffer gives; the payload's

@@ -12,6 +12,7 @@ import {
 import { toRequirement } from '../../../../../server/x402/buyer/offer-terms.js';
 import {
   authorizationNonce,
+  x402AuthorizationNonce,
   decodeAuthorization,
   isSignedByPayer,
   TRANSFER_AUTHORIZATION_TYPES,
@@ -81,9 +82,11 @@ describe('Base x402 payments', () => {
       // A payment signed again (a held purchase approved again in a Coffer restored from an older
       // file, helper 196) carries the nonce the token already ran: it cannot move money twice.
       const nonces = [first!, again!, other!].map((signed) => decodeAuthorization(signed.txWire).nonce);
-      expect(nonces[0]).toBe(authorizationNonce(seller, 'pay_same'));
+      expect(nonces[0]).toBe(x402AuthorizationNonce(seller, 'pay_same'));
+      // Never a /pay's nonce, whatever memo a /pay names (helper 199: a memo naming this payment's id).
+      expect(nonces[0]).not.toBe(authorizationNonce(seller, 'pay_same'));
       expect(nonces[1]).toBe(nonces[0]);
-      expect(nonces[2]).toBe(authorizationNonce(seller, 'pay_other'));
+      expect(nonces[2]).toBe(x402AuthorizationNonce(seller, 'pay_other'));
       for (const signed of [first!, again!, other!]) {
         const authorization = decodeAuthorization(signed.txWire);
         expect(await isSignedByPayer(authorization)).toBe(true);
