@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { CofferError } from '../wire/errors.js';
 import type { BackupWriter } from '../core/ports/backup.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
-import { snapshotLedger } from '../store/ledger-snapshot.js';
+import { putMeta, snapshotLedger } from '../store/ledger-snapshot.js';
+import { FILE_LACKS_KEYS_META } from '../core/backup/files.js';
 import type { SqliteDatabase } from '../store/sqlite-driver.js';
 import { BACKUP_EXTENSION, sealBackup, walletKeysIn } from './backup-file.js';
 import { backupFolderRefusal, writableFolderRefusal } from './owner-paths.js';
@@ -38,6 +39,8 @@ export function createBackupWriter(deps: {
         const { schemaVersion } = await snapshotLedger(deps.db, ledgerFile);
         const named = wallets();
         const { secrets, walletsWithoutKey } = await deps.vault.exportSecrets(named);
+        // The file says itself which keys it lacks, for the Coffer restored from it.
+        putMeta(ledgerFile, { [FILE_LACKS_KEYS_META]: JSON.stringify(walletsWithoutKey) });
         const input = {
           passphrase,
           facts: { network: deps.network, createdAt: new Date(at).toISOString() },

@@ -13,7 +13,7 @@ import {
   takeMeta,
   walletsOfLedger,
 } from '../store/ledger-snapshot.js';
-import { restoredFromFile } from '../core/backup/files.js';
+import { FILE_LACKS_KEYS_META, lackedKeysOf, restoredFromFile } from '../core/backup/files.js';
 import { restoredScheduleKeys, scheduleFoldersOf } from '../core/backup/schedule.js';
 import { LOCK_FILE, lockDataDir } from '../boot/data-dir-lock.js';
 import { openBackup, walletKeysIn } from './backup-file.js';
@@ -135,7 +135,10 @@ export async function restoreBackupFile(options: {
     // file written without a wallet's key, restored, said "Backed up.").
     const wallets = walletKeysIn(manifest.secrets);
     const bytes = (await stat(options.file)).size;
-    const walletsWithoutKey = walletsOfLedger(restoring).filter((address) => !Object.hasOwn(manifest.secrets, walletAccount(address)));
+    // As its writer said them (Base accounts among them); a file older than that, its Solana wallets'.
+    const walletsWithoutKey =
+      lackedKeysOf(takeMeta(restoring, [FILE_LACKS_KEYS_META])[0]) ??
+      walletsOfLedger(restoring).filter((address) => !Object.hasOwn(manifest.secrets, walletAccount(address)));
     putMeta(restoring, restoredFromFile(ledger.owners, { at: Date.parse(header.createdAt), bytes, wallets, walletsWithoutKey }));
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     await createKeyVault(backend).importSecrets(manifest.secrets);

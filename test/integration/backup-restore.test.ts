@@ -724,13 +724,21 @@ describe('coffer restore --phrase finds the treasury and every used agent wallet
 describe('a backup file that lacks a wallet’s key, restored', () => {
   // Helper 197: a file written after a wallet's key was lost (said then: "its money is not in this
   // backup") restored as "Backed up.", the warning gone with the key.
-  it('names that wallet as the last file’s wallet without a key, and is not backed up', async () => {
+  it('names those wallets (a Solana wallet, a Base account) as the last file’s without a key, and is not backed up', async () => {
     const scratch = tempDataDir();
     let t = await startCoffer({ dataDir: join(scratch, 'first'), keyStore: 'file' });
     try {
       const { walletAddress } = await deployAgent(t, 'keyless');
       const backend = await openSecretBackend(t.dataDir, 'file', () => undefined);
       await backend.delete(`wallet:${walletAddress}`);
+      // Another's Base account without its key (helper 199: restored as "Backed up.").
+      await deployAgent(t, 'baseless');
+      const dashboard = (await t.api('GET', t.withOwner('/v1/dashboard'))).body as {
+        agents: { agentId: string; wallets: { base: string } }[];
+      };
+      const baseAccount = dashboard.agents.find((shown) => shown.agentId === 'baseless')!.wallets.base;
+      expect(await backend.get(`evm-wallet:${baseAccount}`)).not.toBeNull();
+      await backend.delete(`evm-wallet:${baseAccount}`);
       const file = join(scratch, 'without-a-key.coffer');
       writeFileSync(file, await backupFileOf(t, PASSPHRASE));
       await t.stop();
@@ -738,7 +746,8 @@ describe('a backup file that lacks a wallet’s key, restored', () => {
       const restored = await restoredOnSim(file, dataDir);
       t = await startCoffer({ dataDir, keyStore: 'file' });
       const status = (await t.api('GET', t.withOwner('/v1/backup'))).body;
-      expect(status).toMatchObject({ backedUp: false, lastFile: { at: restored!.createdAt, walletsWithoutKey: [walletAddress] } });
+      expect(status).toMatchObject({ backedUp: false, lastFile: { at: restored!.createdAt } });
+      expect([...status.lastFile.walletsWithoutKey].sort()).toEqual([walletAddress, baseAccount].sort());
     } finally {
       await t.stop();
       rmSync(scratch, { recursive: true, force: true });

@@ -74,6 +74,25 @@ export function recordBackupFile(ctx: EngineContext, owner: string, written: Bac
 }
 
 /**
+ * Where the ledger copy inside a backup file names the wallets whose key the file lacks, as its
+ * writer found them (a Solana wallet by its address, a Base account by its 0x address), for the
+ * Coffer restored from it to say (helper 199: a Base account's key missing, restored "Backed up.").
+ * Taken out of the ledger as it is restored.
+ */
+export const FILE_LACKS_KEYS_META = 'backup.file_lacks_keys';
+
+/** What FILE_LACKS_KEYS_META held, read back; null where the file is older than it, or it is unreadable. */
+export function lackedKeysOf(stored: string | undefined): string[] | null {
+  if (stored === undefined) return null;
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    return Array.isArray(parsed) && parsed.every((each) => typeof each === 'string') ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The meta a restored ledger takes from the file it was restored from, for each of its treasuries:
  * that file is its last backup file (helper 196: a treasury just restored said "NOT BACKED UP"), with
  * the wallets of the ledger whose key it lacked. Written by the restore, before the ledger is opened.

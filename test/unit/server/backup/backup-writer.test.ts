@@ -15,7 +15,7 @@ mkdirSync(dataDir, { mode: 0o700 });
 mkdirSync(folder);
 const db = openConnection(join(dataDir, 'coffer.db'));
 db.exec(
-  "CREATE TABLE schema_migrations (version INTEGER); INSERT INTO schema_migrations VALUES (20); CREATE TABLE t (x); INSERT INTO t VALUES ('row')",
+  "CREATE TABLE schema_migrations (version INTEGER); INSERT INTO schema_migrations VALUES (20); CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); CREATE TABLE t (x); INSERT INTO t VALUES ('row')",
 );
 const writer = createBackupWriter({
   db,
