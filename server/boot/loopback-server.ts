@@ -47,34 +47,43 @@ export async function listenOnLoopback(
  * answer lost with the connection (helper 194: an allocation moved, unanswered).
  */
 function inTurn(app: RequestListener): RequestListener {
-  // How many requests wait for their turn on each connection. Security invariant: past MOST_WAITING
-  // the connection is closed, and none of them is carried out. Node stops reading a connection once
-  // its answers pile up, but one waiting its turn has written none: behind a slow request (an event
+  // How many requests wait for their turn on each connection, and on all of them. Security invariant:
+  // past MOST_WAITING on one connection, or MOST_WAITING_IN_ALL on all, the connection asking for one
+  // more is closed, and none of its own is carried out. Node stops reading a connection once its
+  // answers pile up, but one waiting its turn has written none: behind a slow request (an event
   // stream, an approval waited for) one client queued 200,000 (600 MB), and closing that connection
   // stalled every other client for tens of seconds (helper 195). Pausing the connection instead left
   // the client's close unread behind the requests, which then ran with nobody to answer (helper 197).
+  // Bounded per connection alone, 500 connections of 64 took the server from 220 to 751 MB.
   const waiting = new WeakMap<Duplex, number>();
+  let waitingInAll = 0;
   return (req, res) => {
     if (res.socket !== null) return app(req, res);
     const connection = req.socket;
-    const count = (waiting.get(connection) ?? 0) + 1;
-    waiting.set(connection, count);
-    if (count > MOST_WAITING) {
+    const count = waiting.get(connection);
+    if ((count ?? 0) >= MOST_WAITING || waitingInAll >= MOST_WAITING_IN_ALL) {
       connection.destroy();
       return;
     }
+    // A closed connection's waiting requests never get their turn: what they held is given back then.
+    if (count === undefined) connection.once('close', () => (waitingInAll -= waiting.get(connection) ?? 0));
+    waiting.set(connection, (count ?? 0) + 1);
+    waitingInAll += 1;
     res.once('socket', () => {
       waiting.set(connection, (waiting.get(connection) ?? 1) - 1);
+      waitingInAll -= 1;
       app(req, res);
     });
   };
 }
 
 /**
- * How many requests may wait their turn behind one not yet answered on one connection. No client
- * Coffer serves pipelines (browsers, undici, curl and the SDKs send one at a time on a connection).
+ * How many requests may wait their turn behind one not yet answered on one connection, and on all
+ * connections together. No client Coffer serves pipelines (browsers, undici, curl and the SDKs send
+ * one at a time on a connection); at most 256 requests' headers (16 KiB each) wait in memory.
  */
 const MOST_WAITING = 64;
+const MOST_WAITING_IN_ALL = 256;
 
 /**
  * Stops taking connections and resolves once the requests under way have been answered; connections

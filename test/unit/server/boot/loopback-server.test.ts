@@ -120,12 +120,15 @@ describe('requests Node refuses', () => {
 });
 
 describe('requests pipelined behind one that waits', () => {
-  /** A server whose /first waits until `answerFirst`; every other request is counted as carried out. */
+  /**
+   * A server whose /first waits until `answerFirst` (every connection's); every other request is
+   * counted as carried out. `open` opens another connection, with its /first sent.
+   */
   async function waitingServer() {
     const ran: string[] = [];
-    let answerFirst: (() => void) | null = null;
+    const firsts: (() => void)[] = [];
     const waitingApp = (req: { url?: string }, res: { end: (body: string) => void }) => {
-      if (req.url === '/first') answerFirst = () => res.end('first');
+      if (req.url === '/first') firsts.push(() => res.end('first'));
       else {
         ran.push(req.url ?? '');
         res.end('ok');
@@ -133,16 +136,23 @@ describe('requests pipelined behind one that waits', () => {
     };
     const listening = await listenOnLoopback(waitingApp as never, 0, { requestTimeoutMs: 60_000 });
     server = listening.server;
-    const socket = connect(listening.port, '127.0.0.1');
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.on('error', () => undefined);
-    let answers = '';
-    socket.on('data', (chunk) => (answers += chunk.toString('latin1')));
-    const closed = new Promise((resolve) => socket.once('close', resolve));
-    socket.write('GET /first HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    await vi.waitFor(() => expect(answerFirst).not.toBeNull());
+    const open = async () => {
+      const socket = connect(listening.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.on('error', () => undefined);
+      let answers = '';
+      socket.on('data', (chunk) => (answers += chunk.toString('latin1')));
+      let isClosed = false;
+      const closed = new Promise((resolve) => socket.once('close', resolve)).then(() => (isClosed = true));
+      const waitingBefore = firsts.length;
+      socket.write('GET /first HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await vi.waitFor(() => expect(firsts.length).toBe(waitingBefore + 1));
+      return { socket, answers: () => answers, closed, isClosed: () => isClosed };
+    };
+    const { socket, answers, closed } = await open();
+    const answerFirst = () => firsts.splice(0).forEach((answer) => answer());
     const post = (i: number) => `POST /pay${i} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}`;
-    return { port: listening.port, socket, ran, answers: () => answers, closed, answerFirst: () => answerFirst!(), post };
+    return { port: listening.port, socket, ran, answers, closed, answerFirst, post, open };
   }
 
   // Helper 195: carried out one at a time, the requests behind a slow one (an event stream, an
@@ -176,6 +186,37 @@ describe('requests pipelined behind one that waits', () => {
     await vi.waitFor(() => expect(answers().split('HTTP/1.1 200').length - 1).toBe(65));
     expect(ran).toEqual(Array.from({ length: 64 }, (_, i) => `/pay${i}`));
     expect(answers().indexOf('first')).toBeLessThan(answers().indexOf('ok'));
+    socket.destroy();
+  });
+
+  // The bound above is per connection: 500 connections, each an agent's event stream with 64
+  // requests of 15 KiB behind it, took `coffer serve` from 220 to 751 MB (helpers 197, 199).
+  it('closes the connection that would take more than 256 waiting in all, and carries out none of its own', async () => {
+    const { ran, answers, answerFirst, post, socket, open } = await waitingServer();
+    const others = [await open(), await open(), await open(), await open()];
+    const batch = (from: number) => Array.from({ length: 60 }, (_, i) => post(from + i)).join('');
+    socket.write(batch(0));
+    for (const [n, other] of others.slice(0, 3).entries()) other.socket.write(batch(100 * (n + 1)));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // 240 wait; the fifth connection's 17th would be the 257th.
+    others[3]!.socket.write(batch(400));
+    await vi.waitFor(() => expect(others[3]!.isClosed()).toBe(true), { timeout: 3000 });
+    expect(others.slice(0, 3).map((other) => other.isClosed())).toEqual([false, false, false]);
+    // Its close gives back what it held: a new connection may have some wait.
+    const late = await open();
+    late.socket.write(batch(500).slice(0, post(500).length * 10));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(late.isClosed()).toBe(false);
+    answerFirst();
+    await vi.waitFor(() => expect(ran.length).toBe(250));
+    expect(ran.some((url) => /^\/pay4\d\d$/.test(url))).toBe(false);
+    expect(answers().split('HTTP/1.1 200').length - 1).toBe(61);
+    // Once answered, they no longer count: 256 more may wait again.
+    const again = [await open(), await open(), await open(), await open()];
+    for (const [n, other] of again.entries()) other.socket.write(batch(1000 + 100 * n).slice(0, post(1000).length * 64));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(again.map((other) => other.isClosed())).toEqual([false, false, false, false]);
+    for (const other of [...others, late, ...again]) other.socket.destroy();
     socket.destroy();
   });
 
