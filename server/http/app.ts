@@ -21,6 +21,7 @@ import { treasuryRoutes } from './routes/treasury.js';
 import { backupRoutes } from './routes/backup.js';
 import { settingsRoutes } from './routes/settings.js';
 import type { RouteDeps } from './routes/route-deps.js';
+import { HeldRequests } from './held-requests.js';
 
 export interface HttpAppOptions {
   engine: Engine;
@@ -59,6 +60,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     credential: (req) => principalOf(req, engine, sessions, true),
     sessions,
     streams: options.streams,
+    held: new HeldRequests(),
   };
   const v1 = express.Router();
   v1.use(writesTakeNoQuery);

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { expectError } from '../helpers/expect-error.js';
 import { deployAgent, manualClock, signIn } from '../helpers/coffer.js';
 import { payUsdc } from '../helpers/pay.js';
 import { useCoffer } from '../helpers/server-fixture.js';
@@ -72,5 +73,60 @@ describe('the event stream and its sign-in', () => {
     const again = await openStream(session);
     expect(again.status).toBe(401);
     expect((await again.json()).code).toBe('unauthorized');
+  });
+});
+
+// Helpers 197 and 199: nothing bounded what an agent's key holds open. 500 event streams of one key
+// (each with requests pipelined behind it) took `coffer serve` from 241 to 522 MB; each stream and
+// each wait for a decision holds a connection and is asked about every event, for as long as it lasts.
+describe('what an agent key holds open: event streams and waits for a decision', () => {
+  const t = useCoffer();
+
+  const openStream = (key: string) => fetch(`${t.url}${t.withOwner('/v1/events')}`, { headers: { authorization: `Bearer ${key}` } });
+
+  it('at most 32 at once per agent key; past that 429 too_many_requests, and a closed one gives its place back', async () => {
+    const agent = await deployAgent(t, 'holder', { dailyBudget: '5', maxPerPayment: '1' });
+    const other = await deployAgent(t, 'other', { dailyBudget: '5', maxPerPayment: '1' });
+    const asked = await t.api('POST', t.withOwner('/v1/agents/holder/policy'), { key: agent.apiKey, body: { dailyBudget: '8' } });
+    expect(asked.status).toBe(202);
+    const approvalId = (asked.body as { approvalId: string }).approvalId;
+    // One wait for the owner's decision and 31 streams: 32 held.
+    const waiting = t.api('GET', t.withOwner(`/v1/approvals/${approvalId}?wait=30`), { key: agent.apiKey });
+    const streams: Response[] = [];
+    for (let i = 0; i < 31; i++) streams.push(await openStream(agent.apiKey));
+    expect(streams.map((stream) => stream.status)).toEqual(Array.from({ length: 31 }, () => 200));
+
+    const refused = await openStream(agent.apiKey);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      error:
+        'agent "holder" already holds 32 requests open (event streams and waits for a decision), the most one agent may: close one and ask again',
+      code: 'too_many_requests',
+    });
+    expectError(
+      await t.api('GET', t.withOwner(`/v1/approvals/${approvalId}?wait=5`), { key: agent.apiKey }),
+      429,
+      'too_many_requests',
+      /32 requests open/,
+    );
+    // Asked without waiting, it is answered.
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${approvalId}`), { key: agent.apiKey })).status).toBe(200);
+    // Another agent, and the owner, are not held back.
+    const others = [await openStream(other.apiKey), await openStream(await signIn(t))];
+    expect(others.map((stream) => stream.status)).toEqual([200, 200]);
+
+    // The wait answered (the owner decides) and a stream closed: two places back.
+    expect((await t.api('POST', t.withOwner(`/v1/approvals/${approvalId}/deny`))).status).toBe(200);
+    expect((await waiting).status).toBe(200);
+    await streams.pop()!.body!.cancel();
+    await vi.waitFor(async () => {
+      const again = await openStream(agent.apiKey);
+      if (again.status === 200) streams.push(again);
+      expect(again.status).toBe(200);
+    });
+    streams.push(await openStream(agent.apiKey));
+    expect(streams.at(-1)!.status).toBe(200);
+    expect((await openStream(agent.apiKey)).status).toBe(429);
+    for (const stream of [...streams, ...others]) await stream.body!.cancel();
   });
 });

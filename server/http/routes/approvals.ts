@@ -4,7 +4,7 @@ import type { RouteDeps } from './route-deps.js';
 import { noBody, parseQuery } from '../validate.js';
 
 /** The owner's inbox of agents' requests; an agent may read its own request (and collect a deployed agent's key), and withdraw it while it waits. */
-export function approvalRoutes({ engine, principal }: RouteDeps): Router {
+export function approvalRoutes({ engine, principal, held }: RouteDeps): Router {
   const router = Router();
   router.get('/approvals', (req, res) => {
     const p = principal(req);
@@ -15,6 +15,7 @@ export function approvalRoutes({ engine, principal }: RouteDeps): Router {
   router.get('/approvals/:id', async (req, res) => {
     const p = principal(req);
     const { wait } = parseQuery(approvalReadQuerySchema, req.query);
+    if (wait !== undefined && wait > 0) held.hold(p, res);
     res.json(await engine.approval(p, String(req.params.id), wait));
   });
   router.post('/approvals/:id/approve', async (req, res) => {

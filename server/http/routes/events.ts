@@ -11,10 +11,11 @@ const HEARTBEAT_MS = 15_000;
  * events about that agent alone (its payments, its requests decided, its stop and resume, ...), so it
  * can wait for the owner's answer to a held payment without polling.
  */
-export function eventRoutes({ engine, principal, sessions, streams }: RouteDeps): Router {
+export function eventRoutes({ engine, principal, sessions, streams, held }: RouteDeps): Router {
   const router = Router();
   router.get('/events', readTakesNoQuery, (req, res) => {
     const p = principal(req);
+    held.hold(p, res);
     // What this caller may see: everything of the owner's, or an agent's own events only.
     const mine = (event: CofferEventWithTime) =>
       event.owner === p.owner && (p.kind !== 'agent' || ('agentId' in event && event.agentId === p.agentId));

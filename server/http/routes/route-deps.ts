@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Principal } from '../../core/auth.js';
 import type { Engine } from '../../core/engine.js';
 import type { DashboardSessions } from '../sessions.js';
+import type { HeldRequests } from '../held-requests.js';
 
 export interface RouteDeps {
   engine: Engine;
@@ -13,4 +14,6 @@ export interface RouteDeps {
   sessions: Pick<DashboardSessions, 'onSignOut'>;
   /** Open event streams, ended when the server stops (they would otherwise hold it open). */
   streams: Set<Response>;
+  /** What each agent's key holds open (event streams, waits for a decision), bounded. */
+  held: HeldRequests;
 }
