@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CofferError } from '../wire/errors.js';
-import { createKeyVault, walletAccount } from '../keys/key-vault.js';
+import { createKeyVault } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import {
   inspectLedger,
@@ -18,6 +18,7 @@ import { restoredScheduleKeys, scheduleFoldersOf } from '../core/backup/schedule
 import { LOCK_FILE, lockDataDir } from '../boot/data-dir-lock.js';
 import { openBackup, walletKeysIn } from './backup-file.js';
 import { refuseRestoreTarget } from './owner-paths.js';
+import { walletsWithoutKeyIn, type WalletWithoutKey } from './lacked-keys.js';
 import { readBackupHeader, type BackupFacts } from './backup-header.js';
 
 /** The ledger's name in a data dir (open-coffer.ts opens it). */
@@ -108,7 +109,12 @@ export async function restoreBackupFile(options: {
   /** Asked once the file is known to be a backup of the right network. */
   passphrase: (facts: BackupFacts) => Promise<string | null>;
   log: (message: string) => void;
-}): Promise<(BackupFacts & { owners: string[]; schedulesLeft: string[] } & ReturnType<typeof ledgerAtAGlance>) | null> {
+}): Promise<
+  | (BackupFacts & { owners: string[]; schedulesLeft: string[]; walletsWithoutKey: WalletWithoutKey[] } & ReturnType<
+        typeof ledgerAtAGlance
+      >)
+  | null
+> {
   const { header } = await readBackupHeader(options.file);
   refuseOtherNetwork(header.network, options.network);
   const lock = await claimEmptyDataDir(options.dataDir);
@@ -135,17 +141,24 @@ export async function restoreBackupFile(options: {
     // file written without a wallet's key, restored, said "Backed up.").
     const wallets = walletKeysIn(manifest.secrets);
     const bytes = (await stat(options.file)).size;
-    // As its writer said them (Base accounts among them); a file older than that, its Solana wallets'.
-    const walletsWithoutKey =
-      lackedKeysOf(takeMeta(restoring, [FILE_LACKS_KEYS_META])[0]) ??
-      walletsOfLedger(restoring).filter((address) => !Object.hasOwn(manifest.secrets, walletAccount(address)));
-    putMeta(restoring, restoredFromFile(ledger.owners, { at: Date.parse(header.createdAt), bytes, wallets, walletsWithoutKey }));
+    const walletsWithoutKey = walletsWithoutKeyIn({
+      ledger: walletsOfLedger(restoring),
+      writerSaid: lackedKeysOf(takeMeta(restoring, [FILE_LACKS_KEYS_META])[0]),
+      secrets: manifest.secrets,
+    });
+    const lastFile = {
+      at: Date.parse(header.createdAt),
+      bytes,
+      wallets,
+      walletsWithoutKey: walletsWithoutKey.map((wallet) => wallet.address),
+    };
+    putMeta(restoring, restoredFromFile(ledger.owners, lastFile));
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     await createKeyVault(backend).importSecrets(manifest.secrets);
     const atAGlance = ledgerAtAGlance(restoring);
     await rename(restoring, join(options.dataDir, LEDGER));
     restored = true;
-    return { network: header.network, createdAt: header.createdAt, owners: ledger.owners, schedulesLeft, ...atAGlance };
+    return { network: header.network, createdAt: header.createdAt, owners: ledger.owners, schedulesLeft, walletsWithoutKey, ...atAGlance };
   } finally {
     // The copy and the files SQLite kept beside it while checking it.
     await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${restoring}${suffix}`, { force: true })));

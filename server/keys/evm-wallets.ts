@@ -5,7 +5,7 @@ import { signingInProcess, type EvmSigningThread } from './evm-signing-thread.js
 import type { SecretBackend } from './secret-backend.js';
 
 /** An EVM account's private key (0x and 64 hex digits), filed under its checksummed address. */
-const evmKeyAccount = (address: string): string => `evm-wallet:${address}`;
+export const evmKeyAccount = (address: string): string => `evm-wallet:${address}`;
 /** Which EVM account goes with a wallet (named by its Solana address): the account's address. */
 const evmOfWalletAccount = (wallet: string): string => `evm-wallet-of:${wallet}`;
 

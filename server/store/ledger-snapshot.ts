@@ -50,11 +50,30 @@ export function takeMeta(file: string, keys: string[]): string[] {
   }
 }
 
-/** Every wallet a ledger file names: its treasuries' and its agents' (archived ones too). */
-export function walletsOfLedger(file: string): string[] {
+/** A wallet a ledger names, and whose it is: a treasury's (`agentId` null) or an agent's, on one rail. */
+export interface LedgerWallet {
+  address: string;
+  rail: 'sol' | 'base';
+  agentId: string | null;
+}
+
+/** Every wallet a ledger file names: its treasuries' and its agents' (archived ones too), on Solana and Base. */
+export function walletsOfLedger(file: string): LedgerWallet[] {
   const db = openConnection(file, { readonly: true, fileMustExist: true });
   try {
-    return db.prepare('SELECT address FROM owners UNION SELECT wallet_address FROM agents').pluck().all() as string[];
+    const solana = db
+      .prepare("SELECT address, 'sol' AS rail, NULL AS agentId FROM owners UNION ALL SELECT wallet_address, 'sol', agent_id FROM agents")
+      .all() as LedgerWallet[];
+    // A ledger from before the Base rail has no rail_wallets.
+    const hasBase = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rail_wallets'").get() !== undefined;
+    const base = hasBase
+      ? (db
+          .prepare(
+            "SELECT r.address, 'base' AS rail, a.agent_id AS agentId FROM rail_wallets r LEFT JOIN agents a ON a.wallet_address = r.wallet WHERE r.rail = 'base'",
+          )
+          .all() as LedgerWallet[])
+      : [];
+    return [...solana, ...base];
   } finally {
     db.close();
   }
@@ -74,7 +93,7 @@ export function ledgerAtAGlance(file: string): { agents: { agentId: string; stop
   }
 }
 
-/** Sets `entries` in a ledger file's meta (a restored copy, before it takes its name). */
+/** Sets `entries` in a ledger file's meta: the copy a backup seals, or a restored copy before it takes its name. */
 export function putMeta(file: string, entries: Record<string, string>): void {
   const db = openConnection(file, { fileMustExist: true });
   try {

@@ -743,10 +743,20 @@ describe('a backup file that lacks a wallet’s key, restored', () => {
       writeFileSync(file, await backupFileOf(t, PASSPHRASE));
       await t.stop();
       const dataDir = join(scratch, 'restored');
-      const restored = await restoredOnSim(file, dataDir);
+      // Helper 200: `coffer restore` said both agents' balances as any other's, and nothing of the keys.
+      const restored = await runCoffer(['restore', file, '--data-dir', dataDir], { COFFER_KEYSTORE: 'file' }, PASSPHRASE);
+      expect(restored.code).toBe(0);
+      const warnings = restored.stdout.split('\n').filter((line) => line.startsWith('warning: '));
+      expect(warnings.sort()).toEqual(
+        [
+          `warning: the file holds no key for agent "keyless"'s Solana wallet ${walletAddress}: its money was not restored with it, and this Coffer cannot move it`,
+          `warning: the file holds no key for agent "baseless"'s Base account ${baseAccount}: its money was not restored with it, and this Coffer cannot move it`,
+        ].sort(),
+      );
+      const createdAt = /the ledger and keys as of (\S+) \(sim\)/.exec(restored.stdout)?.[1];
       t = await startCoffer({ dataDir, keyStore: 'file' });
       const status = (await t.api('GET', t.withOwner('/v1/backup'))).body;
-      expect(status).toMatchObject({ backedUp: false, lastFile: { at: restored!.createdAt } });
+      expect(status).toMatchObject({ backedUp: false, lastFile: { at: createdAt } });
       expect([...status.lastFile.walletsWithoutKey].sort()).toEqual([walletAddress, baseAccount].sort());
     } finally {
       await t.stop();

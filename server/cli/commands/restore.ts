@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { chooseNetwork, openCoffer } from '../../boot/open-coffer.js';
 import { existsSync } from 'node:fs';
 import { claimEmptyDataDir, restoreBackupFile, schedulesLeftWords } from '../../backup/restore-file.js';
+import type { WalletWithoutKey } from '../../backup/lacked-keys.js';
 import { phraseNetwork, restoreFromPhrase } from '../../backup/restore-phrase.js';
 import { refuseRestoreTarget } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
@@ -40,6 +41,13 @@ export async function restoreFile(
     return 1;
   }
   io.say.write(`Restored into ${config.dataDir}: the ledger and keys as of ${restored.createdAt} (${restored.network}).\n`);
+  // Whose money the file cannot move (helper 200: the restore said the balances of two wallets whose
+  // key the file lacked as any other's, and nothing of the keys).
+  for (const wallet of restored.walletsWithoutKey) {
+    io.say.write(
+      `warning: the file holds no key for ${walletWithoutKeyWords(wallet)}: its money was not restored with it, and this Coffer cannot move it\n`,
+    );
+  }
   const scheduleLeft = schedulesLeftWords(restored.schedulesLeft);
   if (scheduleLeft !== null)
     io.say.write(`${scheduleLeft} (${shellCommand(['backup', 'schedule', '--folder', 'DIR', '--data-dir', config.dataDir])})\n`);
@@ -183,4 +191,10 @@ export function serveCommand(
   if (set.length === 0) return serve;
   const names = set.length === 1 ? set[0]! : `${set.slice(0, -1).join(', ')} and ${set.at(-1)!}`;
   return `${serve}, with ${names} set as ${set.length === 1 ? 'it is' : 'they are'} here`;
+}
+
+/** A wallet a backup file has no key for, named as the owner knows it: whose, on which rail, its address. */
+function walletWithoutKeyWords({ address, rail, agentId, named }: WalletWithoutKey): string {
+  const whose = named === 'writer' ? "the test chain's own" : agentId === null ? "the treasury's" : `agent "${agentId}"'s`;
+  return `${whose} ${rail === 'base' ? 'Base account' : 'Solana wallet'} ${address}`;
 }
