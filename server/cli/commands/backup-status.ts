@@ -45,7 +45,8 @@ export function backupStatusText(status: BackupStatus, dataDir?: string): string
   ];
   const warnings = [
     ...(lastFile?.walletsWithoutKey ?? []).map(
-      (wallet) => `warning: ${keylessWalletWords(wallet)} has no key in this key store: its money is in no backup file`,
+      // Said of the file, which it stays true of: the key may be back in the key store by now (helper 200).
+      (wallet) => `warning: the last backup file holds no key for ${keylessWalletWords(wallet)}: its money is not in that file`,
     ),
     ...(schedule?.lastError == null ? [] : [`The last scheduled backup failed: ${schedule.lastError}`]),
   ];
