@@ -97,6 +97,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   bad_origin: 403,
   shutting_down: 503,
   chain_unavailable: 502,
+  wallet_key_missing: 409,
   chain_rejected: 502,
   transaction_expired: 502,
   internal: 500,

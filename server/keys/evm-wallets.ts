@@ -3,6 +3,7 @@ import { bytesToHex, getAddress, isAddress, type Address, type Hex, type LocalAc
 import { privateKeyToAccount } from 'viem/accounts';
 import { signingInProcess, type EvmSigningThread } from './evm-signing-thread.js';
 import type { SecretBackend } from './secret-backend.js';
+import { WalletKeyMissing } from '../core/ports/keys.js';
 
 /** An EVM account's private key (0x and 64 hex digits), filed under its checksummed address. */
 export const evmKeyAccount = (address: string): string => `evm-wallet:${address}`;
@@ -72,7 +73,7 @@ export function createEvmWallets(backend: SecretBackend, signing: EvmSigningThre
       let account = accounts.get(address);
       if (account === undefined) {
         account = backend.get(evmKeyAccount(address)).then((key) => {
-          if (key === null) throw new Error(`no EVM key stored for ${address}`);
+          if (key === null) throw new WalletKeyMissing(address);
           return accountOfKey(key as Hex, address);
         });
         accounts.set(address, account);

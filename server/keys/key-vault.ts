@@ -6,7 +6,7 @@ import {
   getBase58Encoder,
   type KeyPairSigner,
 } from '@solana/kit';
-import { ownerKeySecret, type NewWallet } from '../core/ports/keys.js';
+import { ownerKeySecret, WalletKeyMissing, type NewWallet } from '../core/ports/keys.js';
 import type { SignBytes, WalletSigners } from '../chain/solana/signers.js';
 import type { EvmSigners } from '../chain/evm/signers.js';
 import { createEvmWallets, isEvmEntry } from './evm-wallets.js';
@@ -105,7 +105,7 @@ export function createKeyVault(backend: SecretBackend, evmSigning: EvmSigningThr
 
   const loadWallet = async (address: string): Promise<WalletKeys> => {
     const secret = await backend.get(walletAccount(address));
-    if (secret === null) throw new Error(`no secret key stored for wallet ${address}`);
+    if (secret === null) throw new WalletKeyMissing(address);
     return keysOfSecret(address, secret);
   };
 

@@ -98,6 +98,7 @@ export const ERROR_CODES = [
   'bad_origin',
   'shutting_down',
   'chain_unavailable',
+  'wallet_key_missing',
   'chain_rejected',
   'transaction_expired',
   'internal',

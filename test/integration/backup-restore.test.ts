@@ -25,7 +25,7 @@ import {
   type TestCoffer,
 } from '../helpers/coffer.js';
 import { expectCofferError, expectError } from '../helpers/expect-error.js';
-import { pay } from '../helpers/pay.js';
+import { pay, payUsdc } from '../helpers/pay.js';
 import { runCoffer, spawnServe } from '../helpers/serve-process.js';
 
 const PASSPHRASE = 'four words make a passphrase';
@@ -728,11 +728,13 @@ describe('a backup file that lacks a wallet’s key, restored', () => {
     const scratch = tempDataDir();
     let t = await startCoffer({ dataDir: join(scratch, 'first'), keyStore: 'file' });
     try {
-      const { walletAddress } = await deployAgent(t, 'keyless');
+      const { walletAddress, apiKey: keylessKey } = await fundedAgent(t, 'keyless', '1');
       const backend = await openSecretBackend(t.dataDir, 'file', () => undefined);
       await backend.delete(`wallet:${walletAddress}`);
       // Another's Base account without its key (helper 199: restored as "Backed up.").
-      await deployAgent(t, 'baseless');
+      const { apiKey: baselessKey } = await deployAgent(t, 'baseless');
+      expect((await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '2', rail: 'base' } })).status).toBe(200);
+      expect((await t.api('POST', t.withOwner('/v1/agents/baseless/allocate'), { body: { amount: '1', rail: 'base' } })).status).toBe(200);
       const dashboard = (await t.api('GET', t.withOwner('/v1/dashboard'))).body as {
         agents: { agentId: string; wallets: { base: string } }[];
       };
@@ -758,6 +760,18 @@ describe('a backup file that lacks a wallet’s key, restored', () => {
       const status = (await t.api('GET', t.withOwner('/v1/backup'))).body;
       expect(status).toMatchObject({ backedUp: false, lastFile: { at: createdAt } });
       expect([...status.lastFile.walletsWithoutKey].sort()).toEqual([walletAddress, baseAccount].sort());
+      // Their agents' payments say the key is missing, and nothing is paid (helper 199: "the chain
+      // could not be reached: no EVM key stored for 0x…", chain_unavailable).
+      const asked = { service: 'demo-weather', amount: '0.01' };
+      expectError(
+        await payUsdc(t, 'keyless', keylessKey, asked),
+        409,
+        'wallet_key_missing',
+        `the key of the Solana wallet ${walletAddress} is not in this Coffer's key store (lost, or not in the backup file it was restored from): nothing can be paid from it, and nothing was`,
+      );
+      expectError(await payUsdc(t, 'baseless', baselessKey, { ...asked, rail: 'base' }), 409, 'wallet_key_missing', /Base account 0x/);
+      const paid = (await t.api('GET', t.withOwner('/v1/agents/baseless/spend-history'))).body.payments as unknown[];
+      expect(paid).toEqual([]);
     } finally {
       await t.stop();
       rmSync(scratch, { recursive: true, force: true });

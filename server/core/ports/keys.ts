@@ -38,6 +38,18 @@ export interface KeyVault {
   deleteSecret(name: string): Promise<void>;
 }
 
+/**
+ * A wallet's key is not in the key store (lost, or not in the backup file this Coffer was restored
+ * from): nothing of that wallet's can be signed. Thrown by the key vault, said in words by the core
+ * (it read as "the chain could not be reached": helper 199).
+ */
+export class WalletKeyMissing extends Error {
+  constructor(readonly address: string) {
+    super(`no key stored for ${address}`);
+    this.name = 'WalletKeyMissing';
+  }
+}
+
 export interface Clock {
   now(): number;
 }

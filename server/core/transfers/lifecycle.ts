@@ -28,7 +28,8 @@ import { formatUsdc } from '../../wire/money.js';
 import type { ChainInLedger, PreparedTransfer, TransactionFate } from '../ports/chain.js';
 import type { CofferEvent } from '../events.js';
 import type { SentTransaction, TransferKind, TransferOf, TransferRecord } from '../ports/store.js';
-import type { Rail } from '../../wire/rails.js';
+import { railOfAddress, type Rail } from '../../wire/rails.js';
+import { WalletKeyMissing } from '../ports/keys.js';
 import { chainOf } from '../rails.js';
 
 /** A move's signed transaction (an x402 payment's id on chain is known only once it lands). */
@@ -425,6 +426,14 @@ function tracked<T>(ctx: EngineContext, id: string, sending: Promise<T>): Promis
 
 function asChainError(error: unknown): CofferError {
   if (isCofferError(error)) return error;
+  if (error instanceof WalletKeyMissing) {
+    const what = railOfAddress(error.address) === 'base' ? 'Base account' : 'Solana wallet';
+    return new CofferError(
+      'wallet_key_missing',
+      `the key of the ${what} ${error.address} is not in this Coffer's key store (lost, or not in the backup file it was restored from): nothing can be paid from it, and nothing was`,
+      { cause: error },
+    );
+  }
   // Its first line only: a client's message may go on with the request it made (a node's URL, which
   // for a hosted RPC carries its key).
   const firstLine = String((error as Error)?.message ?? error).split('\n')[0];

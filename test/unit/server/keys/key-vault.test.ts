@@ -65,7 +65,7 @@ describe('the key vault', () => {
     backend.secrets.set(`wallet:${first}`, getBase58Decoder().decode(new Uint8Array(12)));
     await expect(createKeyVault(backend).signBytes(first)).rejects.toThrow(/is not a 64-byte keypair/);
     backend.secrets.delete(`wallet:${first}`);
-    await expect(createKeyVault(backend).signer(first)).rejects.toThrow(`no secret key stored for wallet ${first}`);
+    await expect(createKeyVault(backend).signer(first)).rejects.toThrow(`no key stored for ${first}`);
   });
 });
 
