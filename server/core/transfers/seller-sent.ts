@@ -25,8 +25,20 @@ export async function settleX402(
     payerSignature: payment.payerSignature,
     txWire: payment.txWire,
     lifetimeEnd: payment.lifetimeEnd,
-    since: payment.createdAt,
+    since: madeSince(ctx, payment),
     hint,
   });
   return settleByFate(ctx, payment, actor, fate);
+}
+
+/**
+ * The first moment the payment's signed transfer could have run: when it was written, or, for a
+ * purchase held for the owner's yes, when it was held. A held purchase keeps its id when approved,
+ * and its authorization's nonce commits to that id (server/chain/evm/authorization.ts): bought on a
+ * Coffer after a backup, then again on the Coffer restored from that file, its first run came before
+ * this row was written, perhaps days before, and was not found from the row's time.
+ */
+function madeSince(ctx: EngineContext, payment: PaymentRecord): number {
+  const heldAt = ctx.store.findApprovalByPayment(payment.id)?.createdAt;
+  return heldAt === undefined ? payment.createdAt : Math.min(heldAt, payment.createdAt);
 }

@@ -515,6 +515,29 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
     expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
   });
 
+  // Its nonce commits to its id, which a held purchase keeps: approved on a Coffer after its backup and
+  // bought there, then approved again on the Coffer restored from that file, its first authorization
+  // ran before this row was written, perhaps days before. Looked for from the row's time alone (and
+  // two hours before), it was never found: pending for good, its budget held (noted at stop 103).
+  it('bought under its approval, is looked for on chain from when it was held, not from when it was bought', async () => {
+    const approval = await heldPurchase(3_000_000n, 'x-long');
+    const heldAt = core.store.getApproval(approval.approvalId)!.createdAt;
+    core.advance(20 * HOUR);
+    await core.engine.approve(core.asOwner, approval.approvalId);
+    const bought = await core.x402Paid('alpha', { ...ask(3_000_000n), approvalId: approval.approvalId }, null);
+    expect(core.store.getPayment(bought.paymentId)!.createdAt).toBe(heldAt + 20 * HOUR);
+    const asked: number[] = [];
+    const fateOf = core.chain.fateOfPayerSigned.bind(core.chain);
+    core.chain.fateOfPayerSigned = (sent) => {
+      asked.push(sent.since);
+      return fateOf(sent);
+    };
+    await core.engine.reportX402Settlement(core.asAgent('alpha'), 'alpha', bought.paymentId, {});
+    await core.engine.reconcile();
+    expect(asked.length).toBeGreaterThan(0);
+    expect(new Set(asked)).toEqual(new Set([heldAt]));
+  });
+
   it('approved and not bought yet when the agent is stopped: withdrawn, its budget free, never bought after a resume', async () => {
     const approval = await heldPurchase(3_000_000n, 'x-killed');
     await core.engine.approve(core.asOwner, approval.approvalId);
