@@ -133,12 +133,12 @@ export const budgetsOf = <B extends z.ZodType>(budget: B) => z.array(budget).max
 const budgetsSchema = budgetsOf(budgetSchema);
 
 /**
- * When a policy ends: a time with its offset ("2026-12-31T18:00:00Z"), or a day ("2026-12-31": at
- * the end of that day in the owner's time zone, expiry.ts); null: never. A time already past is
- * refused where it is applied (the schema knows no clock).
+ * When a policy ends: a time with its offset, to the second or the minute ("2026-12-31T18:00:00Z",
+ * "2026-12-31T18:00Z"), or a day ("2026-12-31": at the end of that day in the owner's time zone,
+ * expiry.ts); null: never. A time already past is refused where it is applied (the schema knows no clock).
  */
 export const expiresAtSchema = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+  .union([z.iso.date(), z.iso.datetime({ offset: true }), z.iso.datetime({ offset: true, precision: -1 })], {
     error: 'must be a day ("2026-12-31") or a time with its offset ("2026-12-31T18:00:00Z"), or null for never',
   })
   .nullable();

@@ -89,6 +89,17 @@ describe("coffer policy's flags", () => {
     expect(said({ breaker: ['3/2000m'] })).toBe('--breaker 3/2000m: minutes must be at most 1,440 (a day)');
   });
 
+  // Helper 192: a time to the minute was refused ("2026-12-05T10:00Z"), as the dashboard's clock time is not.
+  it('--expires takes a time to the minute, with its offset, as well as to the second', () => {
+    for (const time of ['2026-12-05T10:00Z', '2026-12-05T10:00+01:00', '2026-12-05T10:00:30Z']) {
+      const update = policyUpdateOf({ expires: time });
+      expect(update).toEqual({ expiresAt: time });
+      expect(policyUpdateSchema.safeParse(update).success).toBe(true);
+    }
+    // Without its offset it stays refused: whose 10:00 would it be?
+    expect(policyUpdateSchema.safeParse({ expiresAt: '2026-12-05T10:00' }).success).toBe(false);
+  });
+
   it("a budget scoped to a Base recipient's EVM address holds that recipient, as a Solana address does", () => {
     const evm = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
     expect(policyUpdateOf({ budget: [`1/day:${evm}`] }).budgets).toEqual([{ amount: '1', window: 'day', recipient: evm }]);
