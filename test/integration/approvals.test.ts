@@ -1,5 +1,5 @@
 import { describeRequest } from '../../server/wire/describe-request.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { deployAgent, fundedAgent, manualClock, micro, UNLISTED_API } from '../helpers/coffer.js';
 import { acrossRestart } from '../helpers/restart.js';
 import { useCoffer } from '../helpers/server-fixture.js';
@@ -370,5 +370,53 @@ describe('an approval interrupted by a stop (approved, no outcome recorded)', ()
         expect(t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'approval.recovered'").pluck().get()).toBe(2);
       },
     );
+  });
+});
+
+describe('a wait for the owner’s decision (GET /v1/approvals/:id?wait=N)', () => {
+  const t = useCoffer();
+
+  // Helper 201: the place among an agent key's 32 was given back when its caller went away, but the
+  // wait went on for its minute, holding the request and a listener on every event: one key aborting
+  // waits in a loop took the server past 1 GB.
+  it('ends when its caller goes away, holding nothing after', async () => {
+    const agent = await deployAgent(t, 'leaver', { dailyBudget: '5', maxPerPayment: '1' });
+    const asked = await t.api('POST', t.withOwner('/v1/agents/leaver/policy'), { key: agent.apiKey, body: { dailyBudget: '8' } });
+    expect(asked.status).toBe(202);
+    const waits = t.coffer.engine.ctx.state.decisionWaits;
+    const callers = Array.from({ length: 5 }, () => new AbortController());
+    const waiting = callers.map((caller) =>
+      fetch(`${t.url}${t.withOwner(`/v1/approvals/${asked.body.approvalId}?wait=60`)}`, {
+        headers: { authorization: `Bearer ${agent.apiKey}` },
+        signal: caller.signal,
+      }).catch(() => null),
+    );
+    await vi.waitFor(() => expect(waits.size).toBe(5));
+    for (const caller of callers) caller.abort();
+    await Promise.all(waiting);
+    await vi.waitFor(() => expect(waits.size).toBe(0), { timeout: 3000 });
+  });
+
+  // Helper 201: a wait read the request once, before it waited: a key revoked meanwhile (replaced as
+  // leaked) was still answered after it, a new agent's key among it.
+  it('answers a key revoked while it waited 401, handing it no new agent’s key; the new key collects it', async () => {
+    const parent = await deployAgent(t, 'revoked-parent');
+    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+      key: parent.apiKey,
+      body: { agentId: 'revoked-child', dailyBudget: '1.00', maxPerPayment: '0.10' },
+    });
+    expect(asked.status).toBe(202);
+    const waits = t.coffer.engine.ctx.state.decisionWaits;
+    const before = waits.size;
+    const waiting = t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}?wait=30`), { key: parent.apiKey });
+    await vi.waitFor(() => expect(waits.size).toBe(before + 1));
+    const replaced = await t.api('POST', t.withOwner('/v1/agents/revoked-parent/key'));
+    expect(replaced.status).toBe(200);
+    expect((await t.api('POST', t.withOwner(`/v1/approvals/${asked.body.approvalId}/approve`))).status).toBe(200);
+    const answered = await waiting;
+    expect(answered.status).toBe(401);
+    expect(JSON.stringify(answered.body)).not.toMatch(/cof_agt_/);
+    const collected = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: replaced.body.apiKey });
+    expect(collected.body.apiKey).toMatch(/^cof_agt_/);
   });
 });

@@ -9,7 +9,7 @@ import type { EngineContext } from '../context.js';
 import type { ApprovalStatus } from '../ports/store.js';
 import type { ApprovalCarriers } from './carriers.js';
 import { expireWaiting, withdrawOwnRequest } from './requests.js';
-import { approve, deny, endDecisionWaits, listApprovals, readApproval, recoverInterruptedApprovals } from './decisions.js';
+import { approve, deny, endDecisionWaits, listApprovals, readApproval, recoverInterruptedApprovals, waitForDecision } from './decisions.js';
 
 export const approvalsApp = (ctx: EngineContext, carriers: ApprovalCarriers) => ({
   recoverApprovals: () => recoverInterruptedApprovals(ctx, carriers),
@@ -17,7 +17,8 @@ export const approvalsApp = (ctx: EngineContext, carriers: ApprovalCarriers) => 
   expireWaiting: () => expireWaiting(ctx),
   approvals: (p: Principal, status: ApprovalStatus | null) => listApprovals(ctx, p, status),
   /** One request; with `waitSeconds`, answered once it is decided (a long poll), or when the wait runs out. */
-  approval: (p: Principal, id: string, waitSeconds?: number) => readApproval(ctx, carriers, p, id, waitSeconds),
+  approval: (p: Principal, id: string) => readApproval(ctx, carriers, p, id),
+  waitForDecision: (p: Principal, id: string, waitSeconds: number, gone?: AbortSignal) => waitForDecision(ctx, p, id, waitSeconds, gone),
   approve: (p: Principal, id: string) => approve(ctx, carriers, p, id),
   deny: (p: Principal, id: string) => deny(ctx, p, id),
   /** The asking agent takes its request back while it waits. */

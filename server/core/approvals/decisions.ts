@@ -66,22 +66,8 @@ function getApprovalOrThrow(ctx: EngineContext, owner: string, id: string): Appr
  * collects that agent's API key here, once, after approval: the key is minted at that moment, so no
  * secret ever waits in storage.
  */
-export async function readApproval(
-  ctx: EngineContext,
-  carriers: ApprovalCarriers,
-  principal: Principal,
-  id: string,
-  waitSeconds = 0,
-): Promise<ApprovalRead> {
-  let approval = getApprovalOrThrow(ctx, principal.owner, id);
-  if (principal.kind === 'agent' && principal.agentId !== approval.agentId) {
-    throw new CofferError('wrong_agent', 'this approval belongs to another agent');
-  }
-  if (undecided(approval) && waitSeconds > 0) {
-    // Until it is decided (and carried out), or the wait or the request runs out, whichever comes first.
-    await decisionOf(ctx, approval.id, Math.min(waitSeconds * 1000, Math.max(0, approval.expiresAt - ctx.clock.now()) + 1));
-    approval = getApprovalOrThrow(ctx, principal.owner, id);
-  }
+export function readApproval(ctx: EngineContext, carriers: ApprovalCarriers, principal: Principal, id: string): ApprovalRead {
+  const approval = readableApproval(ctx, principal, id);
   const view = approvalView(approval);
   if (principal.kind !== 'agent' || approval.kind !== 'deploy' || approval.status !== 'approved' || approval.deliveredAt !== null)
     return view;
@@ -98,6 +84,35 @@ export async function readApproval(
 }
 
 /**
+ * Waits until the request is decided (and carried out), or `waitSeconds` or the request runs out, or
+ * Coffer stops, or `gone` says its caller went away, whichever comes first; then the caller reads it
+ * (readApproval), asked anew: a key revoked while it waited is refused then, and handed no new
+ * agent's key (helper 201). Security invariant: a wait ends with its caller, holding nothing after:
+ * one that ran its minute after its caller left held its request and a listener on every event, and
+ * one key aborting waits in a loop took the server past 1 GB (helper 201).
+ */
+export async function waitForDecision(
+  ctx: EngineContext,
+  principal: Principal,
+  id: string,
+  waitSeconds: number,
+  gone?: AbortSignal,
+): Promise<void> {
+  const approval = readableApproval(ctx, principal, id);
+  if (!undecided(approval) || waitSeconds <= 0) return;
+  await decisionOf(ctx, approval.id, Math.min(waitSeconds * 1000, Math.max(0, approval.expiresAt - ctx.clock.now()) + 1), gone);
+}
+
+/** The request, where the caller may read it: the owner's, or the asking agent's own. */
+function readableApproval(ctx: EngineContext, principal: Principal, id: string): ApprovalRecord {
+  const approval = getApprovalOrThrow(ctx, principal.owner, id);
+  if (principal.kind === 'agent' && principal.agentId !== approval.agentId) {
+    throw new CofferError('wrong_agent', 'this approval belongs to another agent');
+  }
+  return approval;
+}
+
+/**
  * Every long poll answered now, each with its request as it stands (Coffer stopping): the server's
  * stop waits for requests in flight, and a poll left to run its minute held the stop until its
  * connection was cut (15 s), the agent then told Coffer did not answer.
@@ -110,16 +125,19 @@ export function endDecisionWaits(ctx: EngineContext): void {
 const undecided = (approval: ApprovalRecord) =>
   approval.status === 'pending' || (approval.status === 'approved' && approval.result === null && approval.error === null);
 
-/** Resolves once the request is decided and announced (announceDecision, expiry, withdrawal), or after `ms`. */
-function decisionOf(ctx: EngineContext, approvalId: string, ms: number): Promise<void> {
+/** Resolves once the request is decided and announced (announceDecision, expiry, withdrawal), after `ms`, or once `gone` aborts. */
+function decisionOf(ctx: EngineContext, approvalId: string, ms: number, gone?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    if (gone?.aborted === true) return resolve();
     const finish = () => {
       clearTimeout(timer);
       unsubscribe();
+      gone?.removeEventListener('abort', finish);
       ctx.state.decisionWaits.delete(finish);
       resolve();
     };
     ctx.state.decisionWaits.add(finish);
+    gone?.addEventListener('abort', finish, { once: true });
     // A wait answers one request; it holds no process up: a Coffer stopping (SIGTERM) ended 60 s after
     // its last line while an agent waited on a decision.
     const timer = setTimeout(finish, ms);

@@ -15,8 +15,17 @@ export function approvalRoutes({ engine, principal, held }: RouteDeps): Router {
   router.get('/approvals/:id', async (req, res) => {
     const p = principal(req);
     const { wait } = parseQuery(approvalReadQuerySchema, req.query);
-    if (wait !== undefined && wait > 0) held.hold(p, res);
-    res.json(await engine.approval(p, String(req.params.id), wait));
+    const id = String(req.params.id);
+    if (wait !== undefined && wait > 0) {
+      held.hold(p, res);
+      // The wait ends with its caller (helper 201: one left to run its minute held its memory).
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      await engine.waitForDecision(p, id, wait, gone.signal);
+      if (gone.signal.aborted) return;
+    }
+    // Read as the caller is now: a key revoked, or a session signed out, while it waited is refused.
+    res.json(engine.approval(principal(req), id));
   });
   router.post('/approvals/:id/approve', async (req, res) => {
     const p = principal(req);

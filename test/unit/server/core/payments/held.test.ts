@@ -346,7 +346,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
       const after = core.restart();
       await after.reconcile();
       expect(await after.recoverApprovals()).toBe(1);
-      await expect(after.approval(core.asOwner, approval.approvalId)).resolves.toMatchObject({
+      expect(after.approval(core.asOwner, approval.approvalId)).toMatchObject({
         status: 'failed',
         errorCode: 'approval_interrupted',
       });
@@ -379,14 +379,31 @@ describe.each(STORES)('on the %s ledger', (store) => {
     it('a read with a wait answers once the owner decides, and at once when the request is decided already', async () => {
       await agentAsking(store, { askAbove: '3' });
       const approval = await held('4');
-      const waiting = core.engine.approval(core.asAgent('alpha'), approval.approvalId, 30);
+      const waiting = core.engine.waitForDecision(core.asAgent('alpha'), approval.approvalId, 30);
       let answered = false;
       void waiting.then(() => (answered = true));
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(answered).toBe(false);
       await core.engine.approve(core.asOwner, approval.approvalId);
-      expect(await waiting).toMatchObject({ status: 'approved', result: { status: 'confirmed' } });
-      expect(await core.engine.approval(core.asAgent('alpha'), approval.approvalId, 30)).toMatchObject({ status: 'approved' });
+      await waiting;
+      expect(core.engine.approval(core.asAgent('alpha'), approval.approvalId)).toMatchObject({
+        status: 'approved',
+        result: { status: 'confirmed' },
+      });
+      // Decided already: at once.
+      await core.engine.waitForDecision(core.asAgent('alpha'), approval.approvalId, 30);
+    });
+
+    it('a wait ends once its caller is gone, and holds nothing after', async () => {
+      await agentAsking(store, { askAbove: '3' });
+      const approval = await held('4');
+      const gone = new AbortController();
+      const waiting = core.engine.waitForDecision(core.asAgent('alpha'), approval.approvalId, 30, gone.signal);
+      expect(core.engine.ctx.state.decisionWaits.size).toBe(1);
+      gone.abort();
+      await waiting;
+      expect(core.engine.ctx.state.decisionWaits.size).toBe(0);
+      expect(core.engine.approval(core.asAgent('alpha'), approval.approvalId)).toMatchObject({ status: 'pending' });
     });
   });
 
