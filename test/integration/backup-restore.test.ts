@@ -770,6 +770,13 @@ describe('a backup file that lacks a wallet’s key, restored', () => {
         `the key of the Solana wallet ${walletAddress} is not in this Coffer's key store (lost, or not in the backup file it was restored from): nothing can be paid from it, and nothing was`,
       );
       expectError(await payUsdc(t, 'baseless', baselessKey, { ...asked, rail: 'base' }), 409, 'wallet_key_missing', /Base account 0x/);
+      // The owner's return from it: said of moving, and of what that means for archiving it (helper 201).
+      expectError(
+        await t.api('POST', t.withOwner('/v1/agents/keyless/return'), { body: { amount: '0.5' } }),
+        409,
+        'wallet_key_missing',
+        /: nothing can be moved from it, and nothing was: its money stays there, and its agent cannot be archived while it holds some$/,
+      );
       const paid = (await t.api('GET', t.withOwner('/v1/agents/baseless/spend-history'))).body.payments as unknown[];
       expect(paid).toEqual([]);
     } finally {

@@ -153,7 +153,7 @@ export async function moveMoney<K extends TransferKind, S extends SignedTransfer
   try {
     signed = await move.sign();
   } catch (error) {
-    throw asChainError(error);
+    throw error instanceof WalletKeyMissing ? keyMissing(error, move.kind) : asChainError(error);
   }
   const ledger = move.sentBy === 'coffer' ? chainOf(ctx, move.rail ?? 'sol').inLedger : null;
   // The one write: checks, the row with its signed transaction, what it buys, and on the embedded
@@ -424,16 +424,28 @@ function tracked<T>(ctx: EngineContext, id: string, sending: Promise<T>): Promis
   return sending;
 }
 
+/**
+ * A move its wallet's key is not there to sign, said as such (it read as "the chain could not be
+ * reached": helper 199), with what it means for this move (helper 201: a return's refusal spoke of
+ * paying, and the agent it would empty can be archived only once it is empty).
+ */
+function keyMissing(error: WalletKeyMissing, kind: TransferKind): CofferError {
+  const what = railOfAddress(error.address) === 'base' ? 'Base account' : 'Solana wallet';
+  const means =
+    kind === 'payment'
+      ? 'nothing can be paid from it, and nothing was'
+      : kind === 'return'
+        ? 'nothing can be moved from it, and nothing was: its money stays there, and its agent cannot be archived while it holds some'
+        : 'nothing can be moved from it, and nothing was';
+  return new CofferError(
+    'wallet_key_missing',
+    `the key of the ${what} ${error.address} is not in this Coffer's key store (lost, or not in the backup file it was restored from): ${means}`,
+    { cause: error },
+  );
+}
+
 function asChainError(error: unknown): CofferError {
   if (isCofferError(error)) return error;
-  if (error instanceof WalletKeyMissing) {
-    const what = railOfAddress(error.address) === 'base' ? 'Base account' : 'Solana wallet';
-    return new CofferError(
-      'wallet_key_missing',
-      `the key of the ${what} ${error.address} is not in this Coffer's key store (lost, or not in the backup file it was restored from): nothing can be paid from it, and nothing was`,
-      { cause: error },
-    );
-  }
   // Its first line only: a client's message may go on with the request it made (a node's URL, which
   // for a hosted RPC carries its key).
   const firstLine = String((error as Error)?.message ?? error).split('\n')[0];
