@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Principal } from '../core/auth.js';
 import { CofferError } from '../wire/errors.js';
+import { whenClosed } from './response-closed.js';
 
 /**
  * What an agent's key may hold open at once: event streams (`GET /v1/events`) and waits for the
@@ -28,7 +29,7 @@ export class HeldRequests {
       );
     }
     this.held.set(key, count + 1);
-    res.once('close', () => {
+    whenClosed(res, () => {
       const left = (this.held.get(key) ?? 1) - 1;
       if (left === 0) this.held.delete(key);
       else this.held.set(key, left);

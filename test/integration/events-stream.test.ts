@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { expectError } from '../helpers/expect-error.js';
 import { deployAgent, manualClock, signIn } from '../helpers/coffer.js';
@@ -128,5 +129,33 @@ describe('what an agent key holds open: event streams and waits for a decision',
     expect(streams.at(-1)!.status).toBe(200);
     expect((await openStream(agent.apiKey)).status).toBe(429);
     for (const stream of [...streams, ...others]) await stream.body!.cancel();
+  });
+
+  // A stream whose client left before its handler ran (its connection closed by the client, or by
+  // the bound on requests pipelined behind it) heard no 'close': it was over before anyone listened.
+  // Its heartbeat, its listener on every event and its place among the 32 stayed for good: 28 of a
+  // hundred flooding connections, and the agent refused 429 with nothing open (found this stop).
+  it('one whose client left before it was served holds nothing after: no place, no heartbeat', async () => {
+    const agent = await deployAgent(t, 'leaver', { dailyBudget: '5', maxPerPayment: '1' });
+    const port = Number(new URL(t.url).port);
+    const stream = `GET ${t.withOwner('/v1/events')} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${agent.apiKey}\r\n\r\n`;
+    const health = `GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+    // Each connection closed by the server as its 65th request waits: the stream had not been served yet.
+    await Promise.all(
+      Array.from(
+        { length: 40 },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = connect(port, '127.0.0.1', () => socket.write(stream + health.repeat(65)));
+            socket.on('close', () => resolve());
+            socket.on('error', () => undefined);
+          }),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const streams: Response[] = [];
+    for (let i = 0; i < 32; i++) streams.push(await openStream(agent.apiKey));
+    expect(streams.map((stream) => stream.status)).toEqual(Array.from({ length: 32 }, () => 200));
+    for (const stream of streams) await stream.body!.cancel();
   });
 });

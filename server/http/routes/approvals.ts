@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { approvalReadQuerySchema, approvalsQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
+import { whenClosed } from '../response-closed.js';
 import { noBody, parseQuery } from '../validate.js';
 
 /** The owner's inbox of agents' requests; an agent may read its own request (and collect a deployed agent's key), and withdraw it while it waits. */
@@ -20,7 +21,7 @@ export function approvalRoutes({ engine, principal, held }: RouteDeps): Router {
       held.hold(p, res);
       // The wait ends with its caller (helper 201: one left to run its minute held its memory).
       const gone = new AbortController();
-      res.once('close', () => gone.abort());
+      whenClosed(res, () => gone.abort());
       await engine.waitForDecision(p, id, wait, gone.signal);
       if (gone.signal.aborted) return;
     }

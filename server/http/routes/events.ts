@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { CofferEventWithTime } from '../../core/events.js';
 import type { RouteDeps } from './route-deps.js';
 import { readTakesNoQuery } from '../validate.js';
+import { whenClosed } from '../response-closed.js';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -55,8 +56,8 @@ export function eventRoutes({ engine, principal, sessions, streams, held }: Rout
       stopListening();
       streams.delete(res);
     };
-    req.on('close', stop);
-    res.on('close', stop);
+    // Once, at once where its connection closed before this ran (response-closed.ts).
+    whenClosed(res, stop);
     res.on('error', stop);
   });
   return router;
