@@ -784,4 +784,50 @@ describe('a backup file that lacks a wallet’s key, restored', () => {
       rmSync(scratch, { recursive: true, force: true });
     }
   });
+
+  // Helper 202: with the treasury's keys gone, an agent's payment named the treasury's Solana wallet as
+  // the one paying, and on Base (the treasury's account sends every move there) the move was written,
+  // never sent, pending until its end, "the chain could not be reached".
+  it("refuses every move while the treasury's key is missing, naming the treasury, and writes none", async () => {
+    const scratch = tempDataDir();
+    const dataDir = join(scratch, 'treasury-keyless');
+    let t = await startCoffer({ dataDir, keyStore: 'file' });
+    try {
+      const { apiKey } = await fundedAgent(t, 'payer', '1');
+      expect((await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '2', rail: 'base' } })).status).toBe(200);
+      expect((await t.api('POST', t.withOwner('/v1/agents/payer/allocate'), { body: { amount: '1', rail: 'base' } })).status).toBe(200);
+      const treasuryOnBase = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base as string;
+      const owner = t.owner;
+      await t.stop();
+      const backend = await openSecretBackend(dataDir, 'file', () => undefined);
+      await backend.delete(`wallet:${owner}`);
+      await backend.delete(`evm-wallet:${treasuryOnBase}`);
+      t = await startCoffer({ dataDir, keyStore: 'file' });
+      const asked = { service: 'demo-weather', amount: '0.01' };
+      expectError(
+        await payUsdc(t, 'payer', apiKey, asked),
+        409,
+        'wallet_key_missing',
+        `the key of the treasury's Solana wallet ${owner}, which pays the fee of every move on Solana, is not in this Coffer's key store (lost, or not in the backup file it was restored from): nothing can be moved on Solana until it is back, and nothing was`,
+      );
+      expectError(
+        await payUsdc(t, 'payer', apiKey, { ...asked, rail: 'base' }),
+        409,
+        'wallet_key_missing',
+        `the key of the treasury's Base account ${treasuryOnBase}, which sends every move on Base, is not in this Coffer's key store (lost, or not in the backup file it was restored from): nothing can be moved on Base until it is back, and nothing was`,
+      );
+      expectError(
+        await t.api('POST', t.withOwner('/v1/agents/payer/return'), { body: { amount: '0.5', rail: 'base' } }),
+        409,
+        'wallet_key_missing',
+        /treasury's Base account/,
+      );
+      const pending = t.coffer.db.prepare("SELECT COUNT(*) FROM transfers WHERE status = 'pending'").pluck().get();
+      expect(pending).toBe(0);
+      expect((await t.api('GET', t.withOwner('/v1/agents/payer/spend-history'))).body.payments).toEqual([]);
+    } finally {
+      await t.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
 });

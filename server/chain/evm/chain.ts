@@ -181,7 +181,11 @@ export class EvmChain implements Chain {
   /** The payer's authorization, signed now: what a transfer's row keeps until it lands. */
   private async authorize(from: string, to: string, amount: bigint, nonce: Hex, relayer: string): Promise<PreparedTransfer> {
     const validBefore = BigInt(Math.floor(this.clock.now() / 1000)) + AUTHORIZATION_SECONDS;
-    const signed = await signAuthorization(await this.signers.evmAccount(getAddress(from)), {
+    // The relayer's key, which sends it, read now too: missing, the move is refused before anything is
+    // written (helper 202: written, it was never sent, pending until its end, "the chain could not be
+    // reached"). Kept once read, as the payer's is.
+    const [payer] = await Promise.all([this.signers.evmAccount(getAddress(from)), this.signers.evmAccount(getAddress(relayer))]);
+    const signed = await signAuthorization(payer, {
       domain: await this.domain(),
       to: getAddress(to),
       value: amount,

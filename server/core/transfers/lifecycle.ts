@@ -153,7 +153,7 @@ export async function moveMoney<K extends TransferKind, S extends SignedTransfer
   try {
     signed = await move.sign();
   } catch (error) {
-    throw error instanceof WalletKeyMissing ? keyMissing(error, move.kind) : asChainError(error);
+    throw error instanceof WalletKeyMissing ? keyMissing(ctx, owner, error, move.kind) : asChainError(error);
   }
   const ledger = move.sentBy === 'coffer' ? chainOf(ctx, move.rail ?? 'sol').inLedger : null;
   // The one write: checks, the row with its signed transaction, what it buys, and on the embedded
@@ -427,21 +427,30 @@ function tracked<T>(ctx: EngineContext, id: string, sending: Promise<T>): Promis
 /**
  * A move its wallet's key is not there to sign, said as such (it read as "the chain could not be
  * reached": helper 199), with what it means for this move (helper 201: a return's refusal spoke of
- * paying, and the agent it would empty can be archived only once it is empty).
+ * paying, and the agent it would empty can be archived only once it is empty). The treasury's key
+ * signs every move on its rail (Solana's fee payer, Base's relayer): named as the treasury's, since it
+ * holds up every move there (helper 202: it was said as the paying wallet's).
  */
-function keyMissing(error: WalletKeyMissing, kind: TransferKind): CofferError {
-  const what = railOfAddress(error.address) === 'base' ? 'Base account' : 'Solana wallet';
+function keyMissing(ctx: EngineContext, owner: string, error: WalletKeyMissing, kind: TransferKind): CofferError {
+  const rail = railOfAddress(error.address);
+  const what = rail === 'base' ? 'Base account' : 'Solana wallet';
+  const treasuryOnRail = rail === 'sol' ? owner : ctx.store.railWallets('base', [owner]).get(owner);
+  const lost = "is not in this Coffer's key store (lost, or not in the backup file it was restored from)";
+  if (error.address === treasuryOnRail) {
+    const signs = rail === 'base' ? 'sends every move on Base' : 'pays the fee of every move on Solana';
+    return new CofferError(
+      'wallet_key_missing',
+      `the key of the treasury's ${what} ${error.address}, which ${signs}, ${lost}: nothing can be moved on ${rail === 'base' ? 'Base' : 'Solana'} until it is back, and nothing was`,
+      { cause: error },
+    );
+  }
   const means =
     kind === 'payment'
       ? 'nothing can be paid from it, and nothing was'
       : kind === 'return'
         ? 'nothing can be moved from it, and nothing was: its money stays there, and its agent cannot be archived while it holds some'
         : 'nothing can be moved from it, and nothing was';
-  return new CofferError(
-    'wallet_key_missing',
-    `the key of the ${what} ${error.address} is not in this Coffer's key store (lost, or not in the backup file it was restored from): ${means}`,
-    { cause: error },
-  );
+  return new CofferError('wallet_key_missing', `the key of the ${what} ${error.address} ${lost}: ${means}`, { cause: error });
 }
 
 function asChainError(error: unknown): CofferError {
