@@ -87,14 +87,19 @@ const MOST_WAITING_IN_ALL = 256;
 
 /**
  * Stops taking connections and resolves once the requests under way have been answered; connections
- * still open after `forceAfterMs` are closed.
+ * still open after `forceAfterMs` are closed. A connection is closed as soon as the request it was
+ * serving is answered: kept alive, it waited for Node's keep-alive timeout (5 s), and a stop that
+ * answered its waits for a decision at once took 4.8 s (helper 202).
  */
 export function closeServer(server: Server, forceAfterMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), forceAfterMs);
     force.unref();
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    idle.unref();
     server.close(() => {
       clearTimeout(force);
+      clearInterval(idle);
       resolve();
     });
     server.closeIdleConnections();
