@@ -9,7 +9,7 @@ import {
 import { ownerKeySecret, WalletKeyMissing, type NewWallet } from '../core/ports/keys.js';
 import type { SignBytes, WalletSigners } from '../chain/solana/signers.js';
 import type { EvmSigners } from '../chain/evm/signers.js';
-import { createEvmWallets, isEvmEntry } from './evm-wallets.js';
+import { createEvmWallets, evmKeyAccount, isEvmEntry } from './evm-wallets.js';
 import { signingInProcess, type EvmSigningThread } from './evm-signing-thread.js';
 import { createPhraseWallets, treasuryEntryOf } from './phrase-wallets.js';
 import type { WalletKeysAt } from './recovery-phrase.js';
@@ -185,6 +185,8 @@ export function createKeyVault(backend: SecretBackend, evmSigning: EvmSigningThr
     createWallet,
     evmWalletOf,
     evmAccount: (address) => evm.account(address),
+    // A Base account is named by its 0x address; a wallet by its Solana address (base58 has no 0x).
+    holdsKeyOf: async (address) => (await backend.get(address.startsWith('0x') ? evmKeyAccount(address) : walletAccount(address))) !== null,
     signEvmMessage: async (address, message) => (await evm.account(address)).signMessage({ message: { raw: message } }),
     signer: signerOf,
     signBytes: signBytesOf,

@@ -777,6 +777,20 @@ describe('a backup file that lacks a wallet’s key, restored', () => {
         'wallet_key_missing',
         /: nothing can be moved from it, and nothing was: its money stays there, and its agent cannot be archived while it holds some$/,
       );
+      // Nor is money allocated to them, where nothing could pay or return it (helper 202).
+      expectError(
+        await t.api('POST', t.withOwner('/v1/agents/keyless/allocate'), { body: { amount: '0.5' } }),
+        409,
+        'wallet_key_missing',
+        `the key of agent "keyless"'s Solana wallet ${walletAddress} is not in this Coffer's key store (lost, or not in the backup file it was restored from): money allocated there could be neither paid nor returned until it is back, and nothing was allocated`,
+      );
+      expectError(
+        await t.api('POST', t.withOwner('/v1/agents/baseless/allocate'), { body: { amount: '0.5', rail: 'base' } }),
+        409,
+        'wallet_key_missing',
+        /agent "baseless"'s Base account 0x/,
+      );
+      expect((await t.api('POST', t.withOwner('/v1/agents/baseless/allocate'), { body: { amount: '0.5' } })).status).toBe(200);
       const paid = (await t.api('GET', t.withOwner('/v1/agents/baseless/spend-history'))).body.payments as unknown[];
       expect(paid).toEqual([]);
     } finally {

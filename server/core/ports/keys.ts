@@ -31,6 +31,8 @@ export interface KeyVault {
   evmWalletOf(wallet: string, treasury: string): Promise<string>;
   /** An Ed25519 signature of `message` by the wallet's key (proves a receipt came from its payer). */
   signMessage(address: string, message: Uint8Array): Promise<Uint8Array>;
+  /** Whether the key store holds the key of `address`: a wallet's (by its Solana address) or a Base account's (0x). */
+  holdsKeyOf(address: string): Promise<boolean>;
   /** The EIP-191 signature (hex) of `message` by an EVM account's key (proves a Base receipt came from its payer). */
   signEvmMessage(address: string, message: Uint8Array): Promise<string>;
   getSecret(name: string): Promise<string | null>;

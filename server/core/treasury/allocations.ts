@@ -61,6 +61,7 @@ async function allocateNow(
   refuse(archivedRefusal(agent));
   const chain = chainOf(ctx, rail);
   const treasury = addressOn(ctx, owner, rail);
+  await refuseKeylessRecipient(ctx, agent, rail);
   const reading = await treasuryReading(ctx, owner, rail);
   const id = newId('alc');
   try {
@@ -314,3 +315,18 @@ const newMove = (
   amount,
   ...reservedWith(ctx, signed, key, rail),
 });
+
+/**
+ * An allocation to a wallet whose key is not in the key store (lost, or not in the backup file this
+ * Coffer was restored from) is refused, nothing moved: the money would sit where nothing can pay or
+ * return it until the key is back (helper 202: allocated without a word, then every payment and
+ * return from it refused wallet_key_missing).
+ */
+async function refuseKeylessRecipient(ctx: EngineContext, agent: AgentRecord, rail: Rail): Promise<void> {
+  const wallet = addressOn(ctx, agent.walletAddress, rail);
+  if (await ctx.vault.holdsKeyOf(wallet)) return;
+  throw new CofferError(
+    'wallet_key_missing',
+    `the key of agent "${agent.agentId}"'s ${rail === 'base' ? 'Base account' : 'Solana wallet'} ${wallet} is not in this Coffer's key store (lost, or not in the backup file it was restored from): money allocated there could be neither paid nor returned until it is back, and nothing was allocated`,
+  );
+}

@@ -67,6 +67,22 @@ describe('the key vault', () => {
     backend.secrets.delete(`wallet:${first}`);
     await expect(createKeyVault(backend).signer(first)).rejects.toThrow(`no key stored for ${first}`);
   });
+
+  it('says whether it holds the key of a wallet, or of its Base account', async () => {
+    const backend = memoryBackend();
+    const vault = createKeyVault(backend);
+    const treasury = await vault.createWallet({ kind: 'treasury' });
+    const agent = await vault.createWallet({ kind: 'agent', treasury });
+    const account = await vault.evmWalletOf(agent, treasury);
+    expect([await vault.holdsKeyOf(agent), await vault.holdsKeyOf(account)]).toEqual([true, true]);
+    backend.secrets.delete(`wallet:${agent}`);
+    backend.secrets.delete(`evm-wallet:${account}`);
+    expect([await vault.holdsKeyOf(agent), await vault.holdsKeyOf(account), await vault.holdsKeyOf(treasury)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+  });
 });
 
 describe('wallets from the recovery phrase', () => {
