@@ -16,8 +16,9 @@ export const approvalsApp = (ctx: EngineContext, carriers: ApprovalCarriers) => 
   /** Requests nobody decided in time expire, and their held payments with them (the minute timer). */
   expireWaiting: () => expireWaiting(ctx),
   approvals: (p: Principal, status: ApprovalStatus | null) => listApprovals(ctx, p, status),
-  /** One request; with `waitSeconds`, answered once it is decided (a long poll), or when the wait runs out. */
+  /** One request as it stands (an approved deploy's new key handed to its asker, once). */
   approval: (p: Principal, id: string) => readApproval(ctx, carriers, p, id),
+  /** Resolves once the request is decided (a long poll), the wait runs out, or `gone` aborts; then the caller reads it. */
   waitForDecision: (p: Principal, id: string, waitSeconds: number, gone?: AbortSignal) => waitForDecision(ctx, p, id, waitSeconds, gone),
   approve: (p: Principal, id: string) => approve(ctx, carriers, p, id),
   deny: (p: Principal, id: string) => deny(ctx, p, id),
