@@ -10,7 +10,7 @@ import { agentApprovals, agentsApp, keyForAskingAgent } from './agents/app.js';
 import { approvalsApp } from './approvals/app.js';
 import { backupApp } from './backup/app.js';
 import { generationApp, heldPaymentApprovals } from './generation/app.js';
-import { interruptedHeldPayment, paymentsApp } from './payments/app.js';
+import { beforeHeldPaymentYes, interruptedHeldPayment, paymentsApp } from './payments/app.js';
 import { policyApp, policyApprovals } from './policy/app.js';
 import { registryApp } from './registry/app.js';
 import { settingsApp } from './settings.js';
@@ -48,6 +48,7 @@ export function createEngine(ports: EnginePorts) {
  */
 const approvalCarriers: ApprovalCarriers = {
   carryOut: { ...agentApprovals, ...policyApprovals, ...treasuryApprovals, ...heldPaymentApprovals },
+  beforePaymentYes: beforeHeldPaymentYes,
   interruptedPayment: interruptedHeldPayment,
   issueAgentKey: keyForAskingAgent,
 };

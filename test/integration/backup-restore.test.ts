@@ -422,6 +422,90 @@ describe('a backup taken while money moves on an RPC cluster restores, and recon
   });
 });
 
+describe('a held payment the old Coffer paid after its backup, approved again on the restored Coffer (an RPC cluster)', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await new TestCluster().start();
+  });
+  afterAll(async () => cluster.stop());
+
+  it('is recorded with the transaction that paid it, not paid again; one the old Coffer never paid is paid once', async () => {
+    const scratch = tempDataDir();
+    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    try {
+      cluster.airdrop(t.owner);
+      await cluster.depositFromOutside(t.owner, micro('100'));
+      await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
+      const alpha = await fundedAgent(t, 'alpha', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00', askAbove: '1.00' });
+      const paidThere = await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '2.00', currency: 'USDC' });
+      const leftWaiting = await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '1.50', currency: 'USDC' });
+      const readLate = await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '1.25', currency: 'USDC' });
+      expect([paidThere.status, leftWaiting.status, readLate.status]).toEqual([202, 202, 202]);
+      const { response, bytes, fileName } = await downloadBackup(t);
+      expect(response.status, bytes.toString().slice(0, 300)).toBe(200);
+      const file = join(scratch, fileName!);
+      writeFileSync(file, bytes);
+      // The old Coffer goes on after the file: the owner's yes there pays the first request.
+      const yesThere = await t.api('POST', t.withOwner(`/v1/approvals/${paidThere.body.approvalId}/approve`));
+      expect(yesThere.status, JSON.stringify(yesThere.body)).toBe(200);
+      const firstTx = (await t.api('GET', t.withOwner(`/v1/approvals/${paidThere.body.approvalId}`))).body.result.txSignature as string;
+      expect(typeof firstTx).toBe('string');
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${readLate.body.approvalId}/approve`))).status).toBe(200);
+      const lateTx = (await t.api('GET', t.withOwner(`/v1/approvals/${readLate.body.approvalId}`))).body.result.txSignature as string;
+      expect((await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance).toBe('6.75');
+      await t.stop();
+      rmSync(t.dataDir, { recursive: true, force: true });
+
+      const dataDir = join(scratch, 'restored');
+      await restoreBackupFile({
+        file,
+        dataDir,
+        network: 'localnet',
+        keyStore: 'file',
+        passphrase: async () => PASSPHRASE,
+        log: () => undefined,
+      });
+      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address });
+      const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
+      // Restored, both requests wait again; the owner approves the first again.
+      const yesHere = await t.api('POST', t.withOwner(`/v1/approvals/${paidThere.body.approvalId}/approve`));
+      expect(yesHere.status, JSON.stringify(yesHere.body)).toBe(200);
+      const again = (await t.api('GET', t.withOwner(`/v1/approvals/${paidThere.body.approvalId}`))).body;
+      expect(again).toMatchObject({
+        status: 'approved',
+        result: { paymentId: paidThere.body.paymentId, status: 'confirmed', txSignature: firstTx },
+      });
+      expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
+      expect((await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance).toBe('6.75');
+      // One whose transaction the cluster cannot return yet: not paid, not ended; the request still waits.
+      cluster.unreadable.add(lateTx);
+      const unsure = await t.api('POST', t.withOwner(`/v1/approvals/${readLate.body.approvalId}/approve`));
+      expect([unsure.status, unsure.body.code], JSON.stringify(unsure.body)).toEqual([502, 'chain_unavailable']);
+      expect(unsure.body.error).toMatch(/could not be read from the chain; nothing was paid, and the request still waits/);
+      expect((await t.api('GET', t.withOwner(`/v1/approvals/${readLate.body.approvalId}`))).body.status).toBe('pending');
+      expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
+      cluster.unreadable.clear();
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${readLate.body.approvalId}/approve`))).status).toBe(200);
+      expect((await t.api('GET', t.withOwner(`/v1/approvals/${readLate.body.approvalId}`))).body.result).toMatchObject({
+        status: 'confirmed',
+        txSignature: lateTx,
+      });
+      expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
+      // The second the old Coffer never paid: paid once, now.
+      const yesToSecond = await t.api('POST', t.withOwner(`/v1/approvals/${leftWaiting.body.approvalId}/approve`));
+      expect(yesToSecond.status, JSON.stringify(yesToSecond.body)).toBe(200);
+      const second = (await t.api('GET', t.withOwner(`/v1/approvals/${leftWaiting.body.approvalId}`))).body;
+      expect(second).toMatchObject({ status: 'approved', result: { status: 'confirmed' } });
+      expect(second.result.txSignature).not.toBe(firstTx);
+      expect((await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance).toBe('5.25');
+      await assertLedgerMatchesChain(t);
+    } finally {
+      await t.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('coffer backup --out and coffer restore, as a person runs them', () => {
   it('writes the file from the running Coffer, restores it into a new data dir that serves the same treasury, and refuses what it must', async () => {
     const scratch = tempDataDir();

@@ -108,6 +108,23 @@ export const tokenOwner = (data: Uint8Array): Address | null =>
   data.length === getTokenSize() ? (getBase58Decoder().decode(data.subarray(32, 64)) as Address) : null;
 
 /**
+ * Whether a wire transaction (base64) carries Coffer's reference as usdcTransferInstructions writes
+ * it: a memo `coffer:<reference>`, or a payment memo that is the reference itself (then no second memo).
+ */
+export function carriesReference(txWireBase64: string, reference: string): boolean {
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(txWireBase64));
+  const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+  if (!('instructions' in message)) return false;
+  const memos = message.instructions
+    .filter((instruction) => {
+      const program = message.staticAccounts[instruction.programAddressIndex];
+      return program === MEMO_PROGRAM_ADDRESS || program === LEGACY_MEMO_PROGRAM_ADDRESS;
+    })
+    .map((instruction) => new TextDecoder().decode(new Uint8Array(instruction.data ?? [])));
+  return memos.includes(`coffer:${reference}`) || (memos.length === 1 && memos[0] === reference);
+}
+
+/**
  * Reads the USDC transfer out of a signed wire transaction (base64), the same way for the sim chain
  * and for RPC (`getTransaction` with base64 encoding). Only a TransferChecked of the token program
  * counts; the credited wallet is named only when the credited account is that wallet's ATA.

@@ -21,6 +21,12 @@ export interface ApprovalCarriers {
   /** Carries out an approved request exactly as asked, once; its answer is stored with the approval. */
   carryOut: Record<ApprovalKind, (ctx: EngineContext, approval: ApprovalRecord, owner: Principal) => Promise<Record<string, unknown>>>;
   /**
+   * Before the owner's yes to a held payment is taken: a refusal here leaves the request waiting as
+   * it was (the chain could not say whether the Coffer a ledger was restored from paid it). Null, at
+   * once, where there is nothing to look at: the yes is then taken in the same turn.
+   */
+  beforePaymentYes(ctx: EngineContext, approval: ApprovalRecord): Promise<unknown> | null;
+  /**
    * A held payment's approval a stopped process was carrying out: paid or not, read from its row
    * (the reconciliation that runs before settled it).
    */

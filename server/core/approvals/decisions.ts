@@ -158,6 +158,8 @@ export async function approve(ctx: EngineContext, carriers: ApprovalCarriers, pr
   const approval = getApprovalOrThrow(ctx, principal.owner, id);
   // Every request an agent waits on loosens what it can spend (or, a deploy, hands out a key): a fresh sign-in.
   requireFreshSignIn(principal, ctx.clock.now(), approval.kind === 'deploy' ? FRESH_FOR.minting : FRESH_FOR.money);
+  const looking = approval.kind === 'payment' && approval.status === 'pending' ? carriers.beforePaymentYes(ctx, approval) : null;
+  if (looking !== null) await looking;
   if (!ctx.store.transitionApproval(id, 'pending', 'approved', ctx.clock.now())) throw alreadyDecided(ctx, id);
   let outcome: ApprovalOutcome;
   try {

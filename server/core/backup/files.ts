@@ -98,7 +98,23 @@ export function lackedKeysOf(stored: string | undefined): string[] | null {
  * the wallets of the ledger whose key it lacked. Written by the restore, before the ledger is opened.
  */
 export function restoredFromFile(owners: string[], file: LastBackupFile): Record<string, string> {
-  return Object.fromEntries(owners.map((owner) => [lastFileMeta(owner), JSON.stringify(file)]));
+  return {
+    ...Object.fromEntries(owners.map((owner) => [lastFileMeta(owner), JSON.stringify(file)])),
+    [RESTORED_FILE_AT_META]: String(file.at),
+  };
+}
+
+/** When the file this ledger was last restored from was written (ms, the writer's clock); kept through later backups. */
+const RESTORED_FILE_AT_META = 'backup.restored_file_written_at';
+
+/**
+ * When the backup file this ledger was restored from was written (ms, by the clock of the Coffer
+ * that wrote it, which wrote every row of the file too); null for a ledger never restored. What the
+ * file holds of a request waiting then may have been carried out on that Coffer after it.
+ */
+export function restoredFileWrittenAt(ctx: ContextWith<MetaStore>): number | null {
+  const stored = ctx.store.getMeta(RESTORED_FILE_AT_META);
+  return stored === null ? null : Number(stored);
 }
 
 const readLastFile = (ctx: ContextWith<MetaStore>, owner: string): LastBackupFile | null => {

@@ -20,6 +20,7 @@ import { payX402, reportX402Settlement } from './x402-pay.js';
 import { signInX402 } from './x402-sign-in.js';
 import { lookupTransfer } from './chain-lookup.js';
 import { interruptedPayment } from './held.js';
+import { beforeHeldPaymentYes as checkBeforeYes } from './paid-before-restore.js';
 import type { ApprovalCarriers } from '../approvals/carriers.js';
 
 export const paymentsApp = (ctx: EngineContext) => ({
@@ -32,6 +33,9 @@ export const paymentsApp = (ctx: EngineContext) => ({
   spendHistory: (p: Principal, agentId: string, limit?: number) => spendHistory(ctx, p, agentId, limit),
   lookupTransfer: (txSignature: string) => lookupTransfer(ctx, txSignature),
 });
+
+/** Before the owner's yes to a held payment: one the Coffer before a restore may have paid is looked for first. */
+export const beforeHeldPaymentYes: ApprovalCarriers['beforePaymentYes'] = (ctx, approval) => checkBeforeYes(ctx, approval);
 
 /** A held payment's approval a stopped process was carrying out: paid or not, read from its row. */
 export const interruptedHeldPayment: ApprovalCarriers['interruptedPayment'] = (ctx, approval) => interruptedPayment(ctx, approval);

@@ -32,6 +32,7 @@ import { keyOfPayment, movePayment, paymentFields, signCofferPayment, agentStopp
 import type { PaymentToMove } from './payment.js';
 import { checkSameRequest, takenUnderKey, type MoveKey } from '../transfers/lifecycle.js';
 import { paymentResult } from './payment-result.js';
+import { paidBeforeRestore, recordPaidBeforeRestore } from './paid-before-restore.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
 import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 import { coffersNonceTerms } from '../../wire/paywall-nonce.js';
@@ -166,6 +167,10 @@ export async function payHeld(
     alsoWrite,
   };
   try {
+    // Paid already by the Coffer this ledger's backup file came from (its yes given there): recorded, not paid again.
+    const looking = paidBeforeRestore(ctx, agent, held, 'and the request ended: the agent may ask again');
+    const paidBefore = looking === null ? null : await looking;
+    if (paidBefore !== null) return await paymentResult(ctx, recordPaidBeforeRestore(ctx, held, paidBefore, alsoWrite), agent);
     refuse(endedNonceRefusal(payment, ctx.clock.now(), 'approved'));
     const moved = await movePayment(ctx, owner, agent, payment, () => signCofferPayment(ctx, agent, payment));
     const row = 'row' in moved ? moved.row : moved.earlier;

@@ -51,6 +51,26 @@ export interface PayerSignedTransfer {
 }
 
 /**
+ * A payment Coffer signed on a Coffer before this one (the one that wrote the backup file this ledger
+ * was restored from): its transfer from `from` to `to` of `amount`, carrying `reference`
+ * (TransferRequest's), made no earlier than `since` (ms).
+ */
+export interface ReferencedTransfer {
+  from: string;
+  to: string;
+  amount: bigint;
+  reference: string;
+  since: number;
+}
+
+/**
+ * Whether that transfer landed: `found` (it succeeded, in that transaction), `none` (the paying
+ * wallet's whole history since then was read, and it is not there), or `unknown` (not all of it could
+ * be read).
+ */
+export type ReferenceSearch = { state: 'found'; txSignature: string } | { state: 'none' } | { state: 'unknown' };
+
+/**
  * The embedded chain, whose state lives in the ledger's own database: a transfer executes inside the
  * ledger's open write transaction, so a transfer's row, the transfer and its confirmation are one
  * commit (and a crash keeps all of them or none). Only the transfer lifecycle opens that unit of work
@@ -171,6 +191,14 @@ export interface Chain extends TransferLookup {
    * passed `lifetimeEnd` (`validBefore`) with the authorization unused.
    */
   fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate>;
+  /**
+   * Looks for a payment's transfer that a Coffer restored from a backup file did not write: its
+   * wallet's history since the payment was held, read back as fateOfPayerSigned reads it. Absent where
+   * such a payment cannot have landed unseen: the embedded chain is restored from the same file as the
+   * ledger (what the old Coffer sent after it is on the old chain), and on an EVM chain a payment's
+   * authorization nonce commits to its id, so the token runs it once however often it is signed.
+   */
+  sentWithReference?(sent: ReferencedTransfer): Promise<ReferenceSearch>;
   /**
    * USDC received by a wallet from others since `cursor`, oldest first, and the cursor read up to, to
    * pass next time (the rail's own token: Solana's is the last signature read, an EVM chain's the last

@@ -204,6 +204,23 @@ export const reservedWith = (
   settledAt: null,
 });
 
+/**
+ * A move this ledger holds no row of, found landed on chain (a held payment that the Coffer which
+ * wrote the backup file this ledger was restored from paid after writing it): `write` takes out
+ * what stood for it and answers its row, pending with the transaction found, settled confirmed in
+ * the same commit, then announced. Nothing is sent.
+ */
+export function recordFoundLanded<R extends TransferRecord>(ctx: EngineContext, actor: string, write: () => R): R {
+  const row = ctx.store.transaction(() => {
+    const row = write();
+    ctx.store.insertTransfer(row);
+    recordSettlement(ctx, row, actor, 'confirmed', null, 'chain');
+    return row;
+  });
+  announceSettlement(ctx, row, 'confirmed', row.txSignature);
+  return (ctx.store.getTransfer(row.id) ?? row) as R;
+}
+
 /** Resolves when every transfer in flight has finished, whatever its outcome. */
 export async function settleActiveTransfers(ctx: EngineContext): Promise<void> {
   const inFlight = ctx.state.transfersInFlight;

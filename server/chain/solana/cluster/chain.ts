@@ -23,6 +23,8 @@ import type {
   PayerSignedFate,
   PayerSignedTransfer,
   PreparedTransfer,
+  ReferencedTransfer,
+  ReferenceSearch,
   TransactionFate,
   TransferFound,
   TransferRequest,
@@ -30,7 +32,7 @@ import type {
 import type { WalletSigners } from '../signers.js';
 import type { RpcNetwork } from '../networks.js';
 import { creditOf } from '../token-balance-changes.js';
-import { decodeUsdcTransfer, tokenAmount, usdcTokenAccount } from '../usdc-transfer.js';
+import { carriesReference, decodeUsdcTransfer, tokenAmount, usdcTokenAccount } from '../usdc-transfer.js';
 import { signedUsdcTransfer } from '../transfer-message.js';
 import { RecentBlockhash, type Lifetime } from './recent-blockhash.js';
 import { clusterRpc, RpcAnswered } from './cluster-rpc.js';
@@ -296,6 +298,55 @@ export class RpcChain implements Chain {
       }
       // The account's whole history is read: the transaction is not in it.
       if (listed.length < 1_000) return expired ? { state: 'dropped' } : { state: 'unknown' };
+      before = listed[listed.length - 1]?.signature;
+    }
+    return { state: 'unknown' };
+  }
+
+  async sentWithReference(sent: ReferencedTransfer): Promise<ReferenceSearch> {
+    const usdc = address(this.usdc);
+    const account = await usdcTokenAccount(usdc, address(sent.from));
+    const recipientAccount = await usdcTokenAccount(usdc, address(sent.to));
+    // Clocks differ between the machine that held it and the cluster: a little before.
+    const from = BigInt(Math.floor((sent.since - 120_000) / 1000));
+    let before: string | undefined;
+    let read = 0;
+    for (let page = 0; page < PAYER_SIGNED_PAGES; page += 1) {
+      const listed = await call(() =>
+        this.rpc
+          .getSignaturesForAddress(account, {
+            limit: 1_000,
+            commitment: 'confirmed',
+            ...(before === undefined ? {} : { before: toSignature(before) }),
+          })
+          .send(),
+      );
+      for (const entry of listed) {
+        if (entry.blockTime !== null && entry.blockTime < from) return { state: 'none' };
+        // A transaction that failed moved nothing: it paid no payment.
+        if (entry.err !== null) continue;
+        if (++read > PAYER_SIGNED_READS) return { state: 'unknown' };
+        const found = await call(() =>
+          this.rpc
+            .getTransaction(entry.signature, { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
+            .send(),
+        );
+        if (found === null) return { state: 'unknown' };
+        if (found.meta?.err) continue;
+        const wire = found.transaction[0];
+        const transfer = await decodeUsdcTransfer(wire, { succeeded: true, error: null, blockTime: null, slot: null });
+        // Security: the payment's own transfer, not a memo anyone can write: from its wallet, to its
+        // recipient, of its amount of this USDC.
+        const paid =
+          transfer !== null &&
+          transfer.from === sent.from &&
+          transfer.toTokenAccount === recipientAccount &&
+          transfer.mint === this.usdc &&
+          transfer.amount === sent.amount &&
+          carriesReference(wire, sent.reference);
+        if (paid) return { state: 'found', txSignature: entry.signature };
+      }
+      if (listed.length < 1_000) return { state: 'none' };
       before = listed[listed.length - 1]?.signature;
     }
     return { state: 'unknown' };
