@@ -5,6 +5,7 @@ import type { Health } from '../wire/answers/session.js';
 import { errorHandler, notFound, sendError } from './errors.js';
 import { localOnly, noOptions } from './guards.js';
 import { jsonBody } from './json-body.js';
+import { credentialBeforeBody } from './credential-first.js';
 import { writesTakeNoQuery } from './validate.js';
 import { principalOf } from './principal.js';
 import { DashboardSessions } from './sessions.js';
@@ -52,6 +53,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     next();
   });
   if (options.railRoutes !== null) app.use(options.railRoutes);
+  app.use('/v1', credentialBeforeBody(engine, sessions));
   app.use(jsonBody());
 
   const deps: RouteDeps = {

@@ -12,6 +12,13 @@ export const bearerOf = (req: Request): string | null => {
   return authorization === undefined ? null : (BEARER.exec(authorization)?.[1] ?? '');
 };
 
+/** A dashboard session token that signs nobody in any more. */
+export const sessionEnded = () =>
+  new CofferError(
+    'unauthorized',
+    "this dashboard sign-in has expired or ended: sign in again (run coffer open, or use the tray's Open dashboard)",
+  );
+
 /**
  * The caller of an endpoint that takes `owner`: a bearer key (owner or agent), or a dashboard session
  * token (`cof_ses_...`) in the same header. Nothing the browser attaches by itself (a cookie) signs a
@@ -29,12 +36,7 @@ export function principalOf(
   const bearer = bearerOf(req);
   if (bearer !== null && bearer.startsWith(SESSION_TOKEN_PREFIX)) {
     const session = sessions.sessionOf(bearer);
-    if (session === null) {
-      throw new CofferError(
-        'unauthorized',
-        "this dashboard sign-in has expired or ended: sign in again (run coffer open, or use the tray's Open dashboard)",
-      );
-    }
+    if (session === null) throw sessionEnded();
     return authenticate(req.query.owner, null, session);
   }
   return authenticate(req.query.owner, bearer);

@@ -471,6 +471,32 @@ describe('HTTP errors and guards', () => {
       expect([balance.body.balance, balance.body.status ?? 'active']).toEqual(['1.00', 'active']);
     });
 
+    it('a body sent without a key Coffer knows is 401 at once, its bytes never waited for, and the connection closed (helper 201)', async () => {
+      // Helper 201: 4,000 connections each sending 60 KB of a 64 KiB body with no key, then nothing,
+      // took coffer serve from 214 to 488 MB: the body was read before the key was looked at.
+      for (const authorization of ['', 'Authorization: Bearer cof_not_a_key_anyone_holds\r\n', 'Authorization: Bearer cof_ses_ended\r\n']) {
+        const answer = await overSocket(
+          t.server.port,
+          `POST ${t.withOwner('/v1/agents/deploy')} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\n${authorization}` +
+            `Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"agentId":"slow-${'x'.repeat(100)}`,
+        );
+        expectRawError(answer, 401, 'unauthorized');
+        expect(answer.head).toMatch(/\r\nconnection: close/i);
+      }
+      // Chunked, its length never said: the same.
+      const chunkedAnswer = await overSocket(
+        t.server.port,
+        `POST ${t.withOwner('/v1/agents/bystander/pay')} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\n` +
+          `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10000\r\n{"service":`,
+      );
+      expectRawError(chunkedAnswer, 401, 'unauthorized');
+      // The two endpoints that sign nobody in still read what they are sent.
+      expectError(await t.api('POST', '/v1/session', { key: null, body: { loginToken: 'none' } }), 410, 'link_expired');
+      expect((await t.api('POST', '/v1/link-sessions', { key: null, body: {} })).status).toBe(200);
+      const agents = (await t.api('GET', t.withOwner('/v1/agents'))).body.agents as { agentId: string }[];
+      expect(agents.filter((agent) => agent.agentId.startsWith('slow-'))).toEqual([]);
+    });
+
     it('a declared body over 64 KiB is 413 at once, its bytes never waited for, and the connection closed', async () => {
       for (const length of ['100000', '99999999999']) {
         const answer = await overSocket(
@@ -507,7 +533,7 @@ describe('HTTP errors and guards', () => {
         for (const header of ['Content-Type: application/json; charset=latin1', 'Content-Encoding: foo']) {
           const { socket, answer } = await rawConnection(t.server.port);
           socket.write(
-            `POST /v1/agents/x/pay HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\n${header}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+            `POST /v1/agents/x/pay HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nAuthorization: Bearer ${t.ownerKey}\r\n${header}\r\nTransfer-Encoding: chunked\r\n\r\n`,
           );
           await new Promise((resolve) => setTimeout(resolve, 100));
           for (let i = 0; i < 80; i += 1) socket.write(`400\r\n${'a'.repeat(0x400)}\r\n`);
