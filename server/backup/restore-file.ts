@@ -12,6 +12,7 @@ import {
   putMeta,
   takeMeta,
   walletsOfLedger,
+  heldPaymentsOf,
 } from '../store/ledger-snapshot.js';
 import { FILE_LACKS_KEYS_META, lackedKeysOf, restoredFromFile } from '../core/backup/files.js';
 import { restoredScheduleKeys, scheduleFoldersOf } from '../core/backup/schedule.js';
@@ -152,7 +153,8 @@ export async function restoreBackupFile(options: {
       wallets,
       walletsWithoutKey: walletsWithoutKey.map((wallet) => wallet.address),
     };
-    putMeta(restoring, restoredFromFile(ledger.owners, lastFile));
+    // The payments held in the file: the Coffer that wrote it may have paid them since (payments/paid-before-restore.ts).
+    putMeta(restoring, restoredFromFile(ledger.owners, lastFile, heldPaymentsOf(restoring)));
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     await createKeyVault(backend).importSecrets(manifest.secrets);
     const atAGlance = ledgerAtAGlance(restoring);

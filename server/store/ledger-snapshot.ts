@@ -93,6 +93,16 @@ export function ledgerAtAGlance(file: string): { agents: { agentId: string; stop
   }
 }
 
+/** The ids of the payments a ledger file holds for the owner's yes. */
+export function heldPaymentsOf(file: string): string[] {
+  const db = openConnection(file, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare("SELECT id FROM transfers WHERE kind = 'payment' AND status = 'held'").pluck().all() as string[];
+  } finally {
+    db.close();
+  }
+}
+
 /** Sets `entries` in a ledger file's meta: the copy a backup seals, or a restored copy before it takes its name. */
 export function putMeta(file: string, entries: Record<string, string>): void {
   const db = openConnection(file, { fileMustExist: true });

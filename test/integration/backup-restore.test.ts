@@ -477,7 +477,13 @@ describe('a held payment the old Coffer paid after its backup, approved again on
       });
       expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
       expect((await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance).toBe('6.75');
-      // One whose transaction the cluster cannot return yet: not paid, not ended; the request still waits.
+      // The cluster unreachable, or one whose transaction it cannot return yet: not paid, not ended;
+      // the request still waits.
+      cluster.offline = true;
+      const offline = await t.api('POST', t.withOwner(`/v1/approvals/${readLate.body.approvalId}/approve`));
+      cluster.offline = false;
+      expect([offline.status, offline.body.code], JSON.stringify(offline.body)).toEqual([502, 'chain_unavailable']);
+      expect(offline.body.error).toMatch(/could not be read from the chain; nothing was paid, and the request still waits/);
       cluster.unreadable.add(lateTx);
       const unsure = await t.api('POST', t.withOwner(`/v1/approvals/${readLate.body.approvalId}/approve`));
       expect([unsure.status, unsure.body.code], JSON.stringify(unsure.body)).toEqual([502, 'chain_unavailable']);
@@ -499,6 +505,69 @@ describe('a held payment the old Coffer paid after its backup, approved again on
       expect(second.result.txSignature).not.toBe(firstTx);
       expect((await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance).toBe('5.25');
       await assertLedgerMatchesChain(t);
+    } finally {
+      await t.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('paid to the treasury and seen first as a deposit, it is the payment, once; a payment naming it in its memo is not it', async () => {
+    const scratch = tempDataDir();
+    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    try {
+      cluster.airdrop(t.owner);
+      await cluster.depositFromOutside(t.owner, micro('100'));
+      await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
+      const beta = await fundedAgent(t, 'beta', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00', askAbove: '1.00' });
+      const toTreasury = await pay(t, 'beta', beta.apiKey, { service: 'test-api', recipient: t.owner, amount: '2.00', currency: 'USDC' });
+      const named = await pay(t, 'beta', beta.apiKey, { ...UNLISTED_API, amount: '1.50', currency: 'USDC' });
+      expect([toTreasury.status, named.status], JSON.stringify(toTreasury.body)).toEqual([202, 202]);
+      const { bytes, fileName } = await downloadBackup(t);
+      const file = join(scratch, fileName!);
+      writeFileSync(file, bytes);
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${toTreasury.body.approvalId}/approve`))).status).toBe(200);
+      const treasuryTx = (await t.api('GET', t.withOwner(`/v1/approvals/${toTreasury.body.approvalId}`))).body.result.txSignature as string;
+      // Another payment of the same amount to the same recipient, its memo the held one's reference.
+      expect((await t.api('POST', t.withOwner('/v1/agents/beta/policy'), { body: { askAbove: '5' } })).status).toBe(200);
+      const decoy = await pay(t, 'beta', beta.apiKey, {
+        ...UNLISTED_API,
+        amount: '1.50',
+        currency: 'USDC',
+        nonce: `coffer:${named.body.paymentId}`,
+      });
+      expect(decoy.status, JSON.stringify(decoy.body)).toBe(200);
+      await t.stop();
+      rmSync(t.dataDir, { recursive: true, force: true });
+
+      const dataDir = join(scratch, 'restored');
+      await restoreBackupFile({
+        file,
+        dataDir,
+        network: 'localnet',
+        keyStore: 'file',
+        passphrase: async () => PASSPHRASE,
+        log: () => undefined,
+      });
+      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address });
+      const recordedAs = () => t.coffer.db.prepare('SELECT kind FROM transfers WHERE tx_signature = ?').pluck().all(treasuryTx) as string[];
+      // The deposit watcher reads the treasury's account before the owner says yes again.
+      await t.coffer.engine.pollDeposits(t.owner);
+      expect(recordedAs()).toEqual(['deposit']);
+      const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${toTreasury.body.approvalId}/approve`))).status).toBe(200);
+      expect((await t.api('GET', t.withOwner(`/v1/approvals/${toTreasury.body.approvalId}`))).body).toMatchObject({
+        status: 'approved',
+        result: { status: 'confirmed', txSignature: treasuryTx },
+      });
+      expect(recordedAs()).toEqual(['payment']);
+      expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
+      // The payment that only names the held one in its memo is another: the held one is paid now.
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${named.body.approvalId}/approve`))).status).toBe(200);
+      const paidNow = (await t.api('GET', t.withOwner(`/v1/approvals/${named.body.approvalId}`))).body;
+      expect(paidNow).toMatchObject({ status: 'approved', result: { status: 'confirmed' } });
+      expect(paidNow.result.txSignature).not.toBe(decoy.body.txSignature);
+      expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore + 1);
+      expect((await t.api('GET', t.withOwner('/v1/agents/beta/balance'))).body.balance).toBe('5.00');
     } finally {
       await t.stop();
       rmSync(scratch, { recursive: true, force: true });

@@ -108,10 +108,12 @@ export const tokenOwner = (data: Uint8Array): Address | null =>
   data.length === getTokenSize() ? (getBase58Decoder().decode(data.subarray(32, 64)) as Address) : null;
 
 /**
- * Whether a wire transaction (base64) carries Coffer's reference as usdcTransferInstructions writes
- * it: a memo `coffer:<reference>`, or a payment memo that is the reference itself (then no second memo).
+ * Whether a wire transaction (base64) carries exactly the memos usdcTransferInstructions writes for a
+ * payment: its memo, then `coffer:<reference>` (the memo alone where it is the reference). Security:
+ * any other transaction of the wallet's, one whose memo merely names the reference (an agent may
+ * write `coffer:<id>` as a paywall nonce), is not that payment.
  */
-export function carriesReference(txWireBase64: string, reference: string): boolean {
+export function carriesMemos(txWireBase64: string, memo: string, reference: string): boolean {
   const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(txWireBase64));
   const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
   if (!('instructions' in message)) return false;
@@ -121,7 +123,8 @@ export function carriesReference(txWireBase64: string, reference: string): boole
       return program === MEMO_PROGRAM_ADDRESS || program === LEGACY_MEMO_PROGRAM_ADDRESS;
     })
     .map((instruction) => new TextDecoder().decode(new Uint8Array(instruction.data ?? [])));
-  return memos.includes(`coffer:${reference}`) || (memos.length === 1 && memos[0] === reference);
+  const written = reference === memo ? [memo] : [memo, `coffer:${reference}`];
+  return memos.length === written.length && memos.every((each, index) => each === written[index]);
 }
 
 /**

@@ -17,15 +17,30 @@ export interface ApprovalOutcome {
   error: { code: string; message: string } | null;
 }
 
+/**
+ * What was read of a held payment before the owner's yes was taken: the transaction that paid it
+ * already (the Coffer a ledger was restored from, after its backup file; `at` its block's time, ms),
+ * or none. Carried into the yes as it was read, never read again there.
+ */
+export interface HeldPaymentLook {
+  paidBy: { txSignature: string; at: number | null } | null;
+}
+
 export interface ApprovalCarriers {
-  /** Carries out an approved request exactly as asked, once; its answer is stored with the approval. */
-  carryOut: Record<ApprovalKind, (ctx: EngineContext, approval: ApprovalRecord, owner: Principal) => Promise<Record<string, unknown>>>;
+  /**
+   * Carries out an approved request exactly as asked, once; its answer is stored with the approval.
+   * A held payment's is given what was read of it before the yes (beforePaymentYes), or null.
+   */
+  carryOut: Record<
+    ApprovalKind,
+    (ctx: EngineContext, approval: ApprovalRecord, owner: Principal, look: HeldPaymentLook | null) => Promise<Record<string, unknown>>
+  >;
   /**
    * Before the owner's yes to a held payment is taken: a refusal here leaves the request waiting as
    * it was (the chain could not say whether the Coffer a ledger was restored from paid it). Null, at
    * once, where there is nothing to look at: the yes is then taken in the same turn.
    */
-  beforePaymentYes(ctx: EngineContext, approval: ApprovalRecord): Promise<unknown> | null;
+  beforePaymentYes(ctx: EngineContext, approval: ApprovalRecord): Promise<HeldPaymentLook> | null;
   /**
    * A held payment's approval a stopped process was carrying out: paid or not, read from its row
    * (the reconciliation that runs before settled it).

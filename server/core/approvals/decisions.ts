@@ -159,12 +159,14 @@ export async function approve(ctx: EngineContext, carriers: ApprovalCarriers, pr
   // Every request an agent waits on loosens what it can spend (or, a deploy, hands out a key): a fresh sign-in.
   requireFreshSignIn(principal, ctx.clock.now(), approval.kind === 'deploy' ? FRESH_FOR.minting : FRESH_FOR.money);
   const looking = approval.kind === 'payment' && approval.status === 'pending' ? carriers.beforePaymentYes(ctx, approval) : null;
-  if (looking !== null) await looking;
+  const look = looking === null ? null : await looking;
+  // A request that ran out while the chain was read is not taken.
+  if (looking !== null) expireWaiting(ctx);
   if (!ctx.store.transitionApproval(id, 'pending', 'approved', ctx.clock.now())) throw alreadyDecided(ctx, id);
   let outcome: ApprovalOutcome;
   try {
     // Carried out as the owner asked it to be, by the capability that owns its kind.
-    outcome = { status: 'approved', result: await carriers.carryOut[approval.kind](ctx, approval, principal), error: null };
+    outcome = { status: 'approved', result: await carriers.carryOut[approval.kind](ctx, approval, principal, look), error: null };
   } catch (error) {
     // A refusal is the owner's answer; anything else is ours, and the log names the approval it broke.
     if (!(error instanceof CofferError))

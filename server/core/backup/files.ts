@@ -97,24 +97,24 @@ export function lackedKeysOf(stored: string | undefined): string[] | null {
  * that file is its last backup file (helper 196: a treasury just restored said "NOT BACKED UP"), with
  * the wallets of the ledger whose key it lacked. Written by the restore, before the ledger is opened.
  */
-export function restoredFromFile(owners: string[], file: LastBackupFile): Record<string, string> {
+export function restoredFromFile(owners: string[], file: LastBackupFile, heldPayments: string[]): Record<string, string> {
   return {
     ...Object.fromEntries(owners.map((owner) => [lastFileMeta(owner), JSON.stringify(file)])),
-    [RESTORED_FILE_AT_META]: String(file.at),
+    [HELD_WHEN_RESTORED_META]: JSON.stringify(heldPayments),
   };
 }
 
-/** When the file this ledger was last restored from was written (ms, the writer's clock); kept through later backups. */
-const RESTORED_FILE_AT_META = 'backup.restored_file_written_at';
+/** The payments held in the file this ledger was last restored from (JSON of their ids). */
+const HELD_WHEN_RESTORED_META = 'backup.held_when_restored';
 
 /**
- * When the backup file this ledger was restored from was written (ms, by the clock of the Coffer
- * that wrote it, which wrote every row of the file too); null for a ledger never restored. What the
- * file holds of a request waiting then may have been carried out on that Coffer after it.
+ * Whether a payment was held in the backup file this ledger was restored from: then the Coffer that
+ * wrote the file may have been told yes since, and paid it. Named by id, not by time: a hold written
+ * while the file was being written is in it, and the two Coffers' clocks may differ.
  */
-export function restoredFileWrittenAt(ctx: ContextWith<MetaStore>): number | null {
-  const stored = ctx.store.getMeta(RESTORED_FILE_AT_META);
-  return stored === null ? null : Number(stored);
+export function heldWhenRestored(ctx: ContextWith<MetaStore>, paymentId: string): boolean {
+  const stored = ctx.store.getMeta(HELD_WHEN_RESTORED_META);
+  return stored !== null && (JSON.parse(stored) as string[]).includes(paymentId);
 }
 
 const readLastFile = (ctx: ContextWith<MetaStore>, owner: string): LastBackupFile | null => {

@@ -20,8 +20,8 @@ export const generationApp = (ctx: EngineContext) => ({
 
 /** What a held payment the owner approved carries out: the payment, and what it buys with it (an image's task, in the payment's commit). */
 export const heldPaymentApprovals: Pick<ApprovalCarriers['carryOut'], 'payment'> = {
-  payment: (ctx, approval, owner) =>
+  payment: (ctx, approval, owner, look) =>
     (approval.request.purchase as { kind?: string } | undefined)?.kind === 'image'
-      ? generateHeld(ctx, owner, approval)
-      : payHeld(ctx, owner, approval),
+      ? generateHeld(ctx, owner, approval, look)
+      : payHeld(ctx, owner, approval, look),
 };

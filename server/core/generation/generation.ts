@@ -5,6 +5,7 @@ import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
 import { pay } from '../payments/pay.js';
 import { payHeld } from '../payments/held.js';
+import type { HeldPaymentLook } from '../approvals/carriers.js';
 import { done, type Outcome } from '../outcome.js';
 import { newId } from '../ids.js';
 import { moveMoney, reservedWith, type SignedTransfer } from '../transfers/lifecycle.js';
@@ -160,7 +161,12 @@ function taskBought(ctx: EngineContext, paymentId: string): TaskView {
  * as a held payment is (payments/held.ts payHeld), its task written in the payment's commit, then made.
  * Answers the task, as /generate does.
  */
-export async function generateHeld(ctx: EngineContext, owner: Principal, approval: ApprovalRecord): Promise<Record<string, unknown>> {
+export async function generateHeld(
+  ctx: EngineContext,
+  owner: Principal,
+  approval: ApprovalRecord,
+  look: HeldPaymentLook | null,
+): Promise<Record<string, unknown>> {
   const asked = approval.request.purchase as { modelId: string; resolution: GenerateBody['resolution']; prompt: string };
   const model = ctx.store.getModel(asked.modelId);
   if (model === null || !model.enabled) throw new CofferError('model_not_found', `no enabled model "${asked.modelId}"`);
@@ -168,7 +174,7 @@ export async function generateHeld(ctx: EngineContext, owner: Principal, approva
   if (price === undefined) throw new CofferError('invalid_resolution', `model "${model.id}" has no price for ${asked.resolution}`);
   const body = { modelId: model.id, resolution: asked.resolution, prompt: asked.prompt };
   const paid = await paidWithTask(ctx, (alsoWrite) =>
-    payHeld(ctx, owner, approval, (row) => alsoWrite(newTask(row.owner, row.agentId, model, body, price, row.id, row.createdAt))),
+    payHeld(ctx, owner, approval, look, (row) => alsoWrite(newTask(row.owner, row.agentId, model, body, price, row.id, row.createdAt))),
   );
   return { ...taskBought(ctx, String(paid.paymentId)), ...stoppedBy(paid) };
 }

@@ -32,7 +32,8 @@ import { keyOfPayment, movePayment, paymentFields, signCofferPayment, agentStopp
 import type { PaymentToMove } from './payment.js';
 import { checkSameRequest, takenUnderKey, type MoveKey } from '../transfers/lifecycle.js';
 import { paymentResult } from './payment-result.js';
-import { paidBeforeRestore, recordPaidBeforeRestore } from './paid-before-restore.js';
+import { recordPaidBeforeRestore } from './paid-before-restore.js';
+import type { HeldPaymentLook } from '../approvals/carriers.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
 import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 import { coffersNonceTerms } from '../../wire/paywall-nonce.js';
@@ -125,6 +126,8 @@ export async function payHeld(
   ctx: EngineContext,
   owner: Principal,
   approval: ApprovalRecord,
+  /** What was read of it before the yes: paid already by the Coffer before a restore, or not (paid-before-restore.ts). */
+  look: HeldPaymentLook | null,
   /** Written in the payment's commit (an image's task). */
   alsoWrite?: (payment: PaymentRecord) => void,
 ): Promise<Record<string, unknown>> {
@@ -168,9 +171,7 @@ export async function payHeld(
   };
   try {
     // Paid already by the Coffer this ledger's backup file came from (its yes given there): recorded, not paid again.
-    const looking = paidBeforeRestore(ctx, agent, held, 'and the request ended: the agent may ask again');
-    const paidBefore = looking === null ? null : await looking;
-    if (paidBefore !== null) return await paymentResult(ctx, recordPaidBeforeRestore(ctx, held, paidBefore, alsoWrite), agent);
+    if (look?.paidBy) return await paymentResult(ctx, recordPaidBeforeRestore(ctx, held, look.paidBy, alsoWrite), agent);
     refuse(endedNonceRefusal(payment, ctx.clock.now(), 'approved'));
     const moved = await movePayment(ctx, owner, agent, payment, () => signCofferPayment(ctx, agent, payment));
     const row = 'row' in moved ? moved.row : moved.earlier;

@@ -52,13 +52,14 @@ export interface PayerSignedTransfer {
 
 /**
  * A payment Coffer signed on a Coffer before this one (the one that wrote the backup file this ledger
- * was restored from): its transfer from `from` to `to` of `amount`, carrying `reference`
- * (TransferRequest's), made no earlier than `since` (ms).
+ * was restored from): its transfer from `from` to `to` of `amount`, with the memos Coffer writes for
+ * it (TransferRequest's `memo` and `reference`), made no earlier than `since` (ms).
  */
 export interface ReferencedTransfer {
   from: string;
   to: string;
   amount: bigint;
+  memo: string;
   reference: string;
   since: number;
 }
@@ -68,7 +69,10 @@ export interface ReferencedTransfer {
  * wallet's whole history since then was read, and it is not there), or `unknown` (not all of it could
  * be read).
  */
-export type ReferenceSearch = { state: 'found'; txSignature: string } | { state: 'none' } | { state: 'unknown' };
+export type ReferenceSearch =
+  | { state: 'found'; txSignature: string; /** When its block was made (ms), where the chain says. */ at: number | null }
+  | { state: 'none' }
+  | { state: 'unknown' };
 
 /**
  * The embedded chain, whose state lives in the ledger's own database: a transfer executes inside the

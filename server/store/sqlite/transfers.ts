@@ -229,6 +229,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     // Uncounted first (the spend triggers follow the status), then gone: its id is written again as it is reserved.
     uncountHeld: db.prepare("UPDATE transfers SET status = 'failed' WHERE id = ? AND status = 'held'"),
     deleteTransfer: db.prepare('DELETE FROM transfers WHERE id = ?'),
+    takeOutSolanaDeposit: db.prepare("DELETE FROM transfers WHERE kind = 'deposit' AND rail = 'sol' AND tx_signature = ?"),
     failHeld: db.prepare("UPDATE transfers SET status = 'failed', error_code = ?, settled_at = ? WHERE id = ? AND status = 'held'"),
     findLivePaymentByPayerSignature: bigintStatement(
       db,
@@ -279,6 +280,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
   return {
     insertTransfer: (record) => insertTransfer(record),
     insertChainDeposit: (deposit) => stmts.insertChainDeposit.run(deposit).changes === 1,
+    takeOutSolanaDeposit: (txSignature) => stmts.takeOutSolanaDeposit.run(txSignature).changes > 0,
     getTransfer: (id) => oneRow(stmts.get, toTransfer, id),
     getPayment: (id) => oneRow(stmts.getPayment, toPayment, id),
     findByIdempotencyKey: (kinds, owner, agentId, key, since) =>

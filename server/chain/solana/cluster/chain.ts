@@ -32,7 +32,7 @@ import type {
 import type { WalletSigners } from '../signers.js';
 import type { RpcNetwork } from '../networks.js';
 import { creditOf } from '../token-balance-changes.js';
-import { carriesReference, decodeUsdcTransfer, tokenAmount, usdcTokenAccount } from '../usdc-transfer.js';
+import { carriesMemos, decodeUsdcTransfer, tokenAmount, usdcTokenAccount } from '../usdc-transfer.js';
 import { signedUsdcTransfer } from '../transfer-message.js';
 import { RecentBlockhash, type Lifetime } from './recent-blockhash.js';
 import { clusterRpc, RpcAnswered } from './cluster-rpc.js';
@@ -323,8 +323,9 @@ export class RpcChain implements Chain {
       );
       for (const entry of listed) {
         if (entry.blockTime !== null && entry.blockTime < from) return { state: 'none' };
-        // A transaction that failed moved nothing: it paid no payment.
-        if (entry.err !== null) continue;
+        // A transaction that failed moved nothing; one whose memos (listed as "[len] text; …") do not
+        // name the reference is another: neither is read.
+        if (entry.err !== null || (entry.memo !== null && !entry.memo.includes(sent.reference))) continue;
         if (++read > PAYER_SIGNED_READS) return { state: 'unknown' };
         const found = await call(() =>
           this.rpc
@@ -335,16 +336,17 @@ export class RpcChain implements Chain {
         if (found.meta?.err) continue;
         const wire = found.transaction[0];
         const transfer = await decodeUsdcTransfer(wire, { succeeded: true, error: null, blockTime: null, slot: null });
-        // Security: the payment's own transfer, not a memo anyone can write: from its wallet, to its
-        // recipient, of its amount of this USDC.
+        // Security: the payment's own transfer, not a memo anyone can write: from its wallet (only
+        // Coffer holds its key), to its recipient, of its amount of this USDC, with its memos.
         const paid =
           transfer !== null &&
           transfer.from === sent.from &&
           transfer.toTokenAccount === recipientAccount &&
           transfer.mint === this.usdc &&
           transfer.amount === sent.amount &&
-          carriesReference(wire, sent.reference);
-        if (paid) return { state: 'found', txSignature: entry.signature };
+          carriesMemos(wire, sent.memo, sent.reference);
+        if (paid)
+          return { state: 'found', txSignature: entry.signature, at: found.blockTime === null ? null : Number(found.blockTime) * 1000 };
       }
       if (listed.length < 1_000) return { state: 'none' };
       before = listed[listed.length - 1]?.signature;

@@ -125,6 +125,12 @@ export interface TransferStore {
     createdAt: number;
     rail: Rail;
   }): boolean;
+  /**
+   * Takes out the Solana deposit recorded for a transaction the ledger now holds as a payment of its
+   * own (a payment to the treasury the Coffer before a restore made, seen first by the deposit
+   * watcher); false where none is recorded for it.
+   */
+  takeOutSolanaDeposit(txSignature: string): boolean;
   getTransfer(id: string): TransferRecord | null;
   getPayment(id: string): PaymentRecord | null;
   /** The newest row of these kinds under that Idempotency-Key created after `since` (agentId null: the treasury's own). */

@@ -438,6 +438,22 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     ]);
   });
 
+  it('takes out the Solana deposit recorded for a transaction, and nothing else', () => {
+    const store = fresh(make);
+    store.insertChainDeposit(chainDeposit('d1', 'dep'));
+    store.insertChainDeposit(chainDeposit('d2', '0xbase', { from: '0xabc', rail: 'base' }));
+    store.insertTransfer(pay('p1', { txSignature: 'paid' }));
+    expect(store.takeOutSolanaDeposit('0xbase')).toBe(false);
+    expect(store.takeOutSolanaDeposit('paid')).toBe(false);
+    expect(store.takeOutSolanaDeposit('dep')).toBe(true);
+    expect(store.takeOutSolanaDeposit('dep')).toBe(false);
+    expect(store.listDeposits(OWNER, 10).map((row) => row.id)).toEqual(['d2']);
+    expect(store.getPayment('p1')?.txSignature).toBe('paid');
+    // Its transaction is free for the payment that stands for it.
+    store.insertTransfer(pay('p2', { txSignature: 'dep' }));
+    expect(store.getPayment('p2')?.txSignature).toBe('dep');
+  });
+
   it("lists the moves between the treasury and agents newest first, every status, one agent's or all the owner's", () => {
     const store = fresh(make);
     store.insertTransfer(move('m1', 'allocation', { createdAt: 1_000 }));
