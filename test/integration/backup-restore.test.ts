@@ -12,6 +12,7 @@ import { openSecretBackend } from '../../server/keys/open-secret-backend.js';
 import { lockDataDir } from '../../server/boot/data-dir-lock.js';
 import { shellCommand } from '../../server/boot/cli-invocation.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
+import { FakeImageProvider } from '../fixtures/fake-image-provider.js';
 import {
   backupFileOf,
   deployAgent,
@@ -507,6 +508,109 @@ describe('a held payment the old Coffer paid after its backup, approved again on
       await assertLedgerMatchesChain(t);
     } finally {
       await t.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('is found past a provider that caps its pages and a hold dated by a clock minutes ahead (helper 205)', async () => {
+    const scratch = tempDataDir();
+    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    try {
+      cluster.airdrop(t.owner);
+      await cluster.depositFromOutside(t.owner, micro('100'));
+      await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
+      const gamma = await fundedAgent(t, 'gamma', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00', askAbove: '1.00' });
+      const held = await pay(t, 'gamma', gamma.apiKey, { ...UNLISTED_API, amount: '2.00', currency: 'USDC' });
+      const { bytes, fileName } = await downloadBackup(t);
+      const file = join(scratch, fileName!);
+      writeFileSync(file, bytes);
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${held.body.approvalId}/approve`))).status).toBe(200);
+      const paidTx = (await t.api('GET', t.withOwner(`/v1/approvals/${held.body.approvalId}`))).body.result.txSignature as string;
+      // Newer history in the wallet's account, past a page of two.
+      await cluster.depositFromOutside(gamma.walletAddress, 1_000n);
+      await cluster.depositFromOutside(gamma.walletAddress, 1_000n);
+      await t.stop();
+      rmSync(t.dataDir, { recursive: true, force: true });
+
+      const dataDir = join(scratch, 'restored');
+      await restoreBackupFile({
+        file,
+        dataDir,
+        network: 'localnet',
+        keyStore: 'file',
+        passphrase: async () => PASSPHRASE,
+        log: () => undefined,
+      });
+      // The old Coffer's clock was five minutes ahead of the cluster's when it held the payment.
+      const ledger = (await import('../../server/store/sqlite-driver.js')).openConnection(join(dataDir, 'coffer.db'), {
+        fileMustExist: true,
+      });
+      ledger.prepare('UPDATE transfers SET created_at = created_at + 300000 WHERE id = ?').run(held.body.paymentId);
+      ledger.close();
+      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address });
+      const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
+      cluster.listingCap = 2;
+      const yes = await t.api('POST', t.withOwner(`/v1/approvals/${held.body.approvalId}/approve`));
+      cluster.listingCap = null;
+      expect(yes.status, JSON.stringify(yes.body)).toBe(200);
+      expect((await t.api('GET', t.withOwner(`/v1/approvals/${held.body.approvalId}`))).body.result).toMatchObject({
+        status: 'confirmed',
+        txSignature: paidTx,
+      });
+      expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
+    } finally {
+      cluster.listingCap = null;
+      await t.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('an image bought on the old Coffer is recorded with its task, not bought again', async () => {
+    const scratch = tempDataDir();
+    const provider = await new FakeImageProvider().start();
+    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address, imageProviderUrl: provider.url });
+    try {
+      cluster.airdrop(t.owner);
+      await cluster.depositFromOutside(t.owner, micro('100'));
+      const delta = await fundedAgent(t, 'delta', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00', askAbove: '0.01' });
+      const held = await t.api('POST', t.withOwner('/v1/agents/delta/generate'), {
+        key: delta.apiKey,
+        body: { prompt: 'a lighthouse', modelId: 'flux-pro', resolution: '2k' },
+      });
+      expect(held.status, JSON.stringify(held.body)).toBe(202);
+      const { bytes, fileName } = await downloadBackup(t);
+      const file = join(scratch, fileName!);
+      writeFileSync(file, bytes);
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${held.body.approvalId}/approve`))).status).toBe(200);
+      const paymentId = (await t.api('GET', t.withOwner(`/v1/approvals/${held.body.approvalId}`))).body.paymentId as string;
+      const paidTx = t.coffer.db.prepare('SELECT tx_signature FROM transfers WHERE id = ?').pluck().get(paymentId) as string;
+      expect(typeof paidTx).toBe('string');
+      await t.stop();
+      rmSync(t.dataDir, { recursive: true, force: true });
+
+      const dataDir = join(scratch, 'restored');
+      await restoreBackupFile({
+        file,
+        dataDir,
+        network: 'localnet',
+        keyStore: 'file',
+        passphrase: async () => PASSPHRASE,
+        log: () => undefined,
+      });
+      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address, imageProviderUrl: provider.url });
+      // The image's price went to the treasury: the deposit watcher sees it first.
+      await t.coffer.engine.pollDeposits(t.owner);
+      const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
+      const yes = await t.api('POST', t.withOwner(`/v1/approvals/${held.body.approvalId}/approve`));
+      expect(yes.body, JSON.stringify(yes.body)).toMatchObject({ status: 'approved' });
+      expect(t.coffer.db.prepare('SELECT kind, status FROM transfers WHERE tx_signature = ?').all(paidTx)).toEqual([
+        { kind: 'payment', status: 'confirmed' },
+      ]);
+      expect(t.coffer.db.prepare('SELECT COUNT(*) FROM generation_tasks WHERE payment_id = ?').pluck().get(paymentId)).toBe(1);
+      expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
+    } finally {
+      await t.stop();
+      await provider.stop();
       rmSync(scratch, { recursive: true, force: true });
     }
   });

@@ -14,6 +14,9 @@ import { heldWhenRestored } from '../backup/files.js';
 import { addressOn, chainOf } from '../rails.js';
 import { recordFoundLanded } from '../transfers/lifecycle.js';
 
+/** How far the clock of the Coffer that wrote a backup file may be off, as far as a search cares. */
+const OLD_CLOCK_MARGIN_MS = 24 * 60 * 60 * 1000;
+
 /**
  * Before the owner's yes to a held payment: what its chain says of it where the Coffer before a
  * restore may have paid it (it was held in the file this ledger came from, on a rail that would pay
@@ -30,11 +33,16 @@ export function beforeHeldPaymentYes(ctx: EngineContext, approval: ApprovalRecor
   const unreadable = (cause?: unknown) =>
     new CofferError(
       'chain_unavailable',
-      'this payment was held in the backup file this Coffer was restored from, and whether the Coffer that wrote the file paid it since could not be read from the chain; nothing was paid, and the request still waits: approve it again in a minute',
+      'this payment was held in the backup file this Coffer was restored from, and whether the Coffer that wrote the file paid it since could not be read from the chain; nothing was paid, and the request still waits: approve it again once the chain answers (a wallet whose history since is too long to read here stays unreadable: then decide it by what the Coffer that wrote the file did)',
       { retryAfterSeconds: 60, cause },
     );
   const search = { from: addressOn(ctx, agent.walletAddress, held.rail), to: held.recipient, amount: held.amount };
-  return chain.sentWithReference({ ...search, memo: held.memo, reference: held.id, since: held.createdAt }).then(
+  // Looked for from a day before the hold: the Coffer that wrote the file dated it by its own clock,
+  // which may run ahead of the chain's by more than a little (helper 205: five minutes ahead, the
+  // search stopped short of the payment and it was paid again). Entries are read only where their
+  // memos name the payment, so the wider window costs listings, not reads.
+  const since = held.createdAt - OLD_CLOCK_MARGIN_MS;
+  return chain.sentWithReference({ ...search, memo: held.memo, reference: held.id, since }).then(
     (found) => {
       if (found.state === 'unknown') throw unreadable();
       return { paidBy: found.state === 'found' ? { txSignature: found.txSignature, at: found.at } : null };
@@ -58,22 +66,25 @@ export function recordPaidBeforeRestore(
   /** Written in the payment's commit (an image's task), as when it is paid now. */
   alsoWrite?: (payment: PaymentRecord) => void,
 ): PaymentRecord {
-  return recordFoundLanded(ctx, 'system', () => {
-    if (!ctx.store.releaseHeldPayment(held.id)) {
-      throw new CofferError('approval_decided', `payment ${held.id} is no longer held for the owner: it was ended meanwhile`);
-    }
-    ctx.store.takeOutSolanaDeposit(paidBy.txSignature);
-    const row: PaymentRecord = {
-      ...held,
-      status: 'pending',
-      txSignature: paidBy.txSignature,
-      txWire: null,
-      lifetimeEnd: null,
-      errorCode: null,
-      createdAt: paidBy.at ?? ctx.clock.now(),
-      settledAt: null,
-    };
-    alsoWrite?.(row);
-    return row;
-  });
+  return recordFoundLanded(
+    ctx,
+    'system',
+    () => {
+      if (!ctx.store.releaseHeldPayment(held.id)) {
+        throw new CofferError('approval_decided', `payment ${held.id} is no longer held for the owner: it was ended meanwhile`);
+      }
+      ctx.store.takeOutSolanaDeposit(paidBy.txSignature);
+      return {
+        ...held,
+        status: 'pending' as const,
+        txSignature: paidBy.txSignature,
+        txWire: null,
+        lifetimeEnd: null,
+        errorCode: null,
+        createdAt: paidBy.at ?? ctx.clock.now(),
+        settledAt: null,
+      };
+    },
+    alsoWrite,
+  );
 }

@@ -210,10 +210,17 @@ export const reservedWith = (
  * what stood for it and answers its row, pending with the transaction found, settled confirmed in
  * the same commit, then announced. Nothing is sent.
  */
-export function recordFoundLanded<R extends TransferRecord>(ctx: EngineContext, actor: string, write: () => R): R {
+export function recordFoundLanded<R extends TransferRecord>(
+  ctx: EngineContext,
+  actor: string,
+  write: () => R,
+  /** Written after the row, in its commit (what it buys: an image's task names the payment), as moveMoney does. */
+  alsoWrite?: (row: R) => void,
+): R {
   const row = ctx.store.transaction(() => {
     const row = write();
     ctx.store.insertTransfer(row);
+    alsoWrite?.(row);
     recordSettlement(ctx, row, actor, 'confirmed', null, 'chain');
     return row;
   });

@@ -46,6 +46,8 @@ const CONFIRM_TIMEOUT_MS = 90_000;
 /** How far back (pages of 1,000 signatures) and how many transactions a round reads for an x402 payment. */
 const PAYER_SIGNED_PAGES = 20;
 const PAYER_SIGNED_READS = 1_000;
+/** How far back a payment made before a restore is looked for: pages of signatures (cheap), each read only where its memos name it. */
+const REFERENCE_PAGES = 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -311,7 +313,7 @@ export class RpcChain implements Chain {
     const from = BigInt(Math.floor((sent.since - 120_000) / 1000));
     let before: string | undefined;
     let read = 0;
-    for (let page = 0; page < PAYER_SIGNED_PAGES; page += 1) {
+    for (let page = 0; page < REFERENCE_PAGES; page += 1) {
       const listed = await call(() =>
         this.rpc
           .getSignaturesForAddress(account, {
@@ -321,6 +323,9 @@ export class RpcChain implements Chain {
           })
           .send(),
       );
+      // Only a page with nothing past the last one says the history is read whole: a provider that
+      // caps its pages (or a node behind) answers fewer than asked with more before them (helper 205).
+      if (listed.length === 0) return { state: 'none' };
       for (const entry of listed) {
         if (entry.blockTime !== null && entry.blockTime < from) return { state: 'none' };
         // A transaction that failed moved nothing; one whose memos (listed as "[len] text; …") do not
@@ -348,7 +353,6 @@ export class RpcChain implements Chain {
         if (paid)
           return { state: 'found', txSignature: entry.signature, at: found.blockTime === null ? null : Number(found.blockTime) * 1000 };
       }
-      if (listed.length < 1_000) return { state: 'none' };
       before = listed[listed.length - 1]?.signature;
     }
     return { state: 'unknown' };
