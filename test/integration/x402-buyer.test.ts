@@ -774,6 +774,24 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect(row.lifetimeEnd! - cluster.ledger.blockHeight).toBeGreaterThan(0n);
   });
 
+  it('a provider that caps its pages of signatures cannot make a landed payment dropped (helper 205)', async () => {
+    const agent = await fundedX402Agent('x-capped', '1.00', { dailyBudget: '0.01' });
+    const paid = await payX402('x-capped', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expect((await fetch(v2.url, { headers: { [paid.body.header.name]: paid.body.header.value } })).status).toBe(200);
+    // The seller keeps PAYMENT-RESPONSE to itself; newer deposits, and a provider answering 5 where 1,000 are asked.
+    await cluster.depositMany(agent.walletAddress, 12, 1n);
+    cluster.advanceBlocks(400);
+    cluster.listingCap = 5;
+    try {
+      await t.coffer.engine.reconcile();
+    } finally {
+      cluster.listingCap = null;
+    }
+    const [entry] = (await history('x-capped', agent.apiKey)) as any[];
+    expect(entry.status).toBe('confirmed');
+    expect((await payX402('x-capped', agent.apiKey, await answerOf(await fetch(v2.url), v2.url))).body.code).toBe('daily_budget_exceeded');
+  });
+
   it('a payment signed but never sent gives its budget back once it can no longer land', async () => {
     const agent = await fundedX402Agent('x-unsent', '1.00', { dailyBudget: '0.01' });
     const paid = await payX402('x-unsent', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));

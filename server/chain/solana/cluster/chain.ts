@@ -287,6 +287,9 @@ export class RpcChain implements Chain {
           })
           .send(),
       );
+      // The account's whole history is read only once a page comes back empty: a provider that caps
+      // its pages answers fewer than asked with more before them (a landed payment was dropped so).
+      if (listed.length === 0) return expired ? { state: 'dropped' } : { state: 'unknown' };
       // Once it can no longer land, it is in no block past its last valid one: a busy payer's newer
       // transactions are passed over by their blocks' height, not read one by one (they would use up
       // the round's reads, and the payment would stay pending for ever).
@@ -298,8 +301,6 @@ export class RpcChain implements Chain {
         const found = await check(entry.signature);
         if (found !== null) return found;
       }
-      // The account's whole history is read: the transaction is not in it.
-      if (listed.length < 1_000) return expired ? { state: 'dropped' } : { state: 'unknown' };
       before = listed[listed.length - 1]?.signature;
     }
     return { state: 'unknown' };
