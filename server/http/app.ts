@@ -5,7 +5,7 @@ import type { Health } from '../wire/answers/session.js';
 import { errorHandler, notFound, sendError } from './errors.js';
 import { localOnly, noOptions } from './guards.js';
 import { jsonBody } from './json-body.js';
-import { credentialBeforeBody } from './credential-first.js';
+import { bodiesOnlyFromKnownCallers } from './bodies-from-known-callers.js';
 import { writesTakeNoQuery } from './validate.js';
 import { principalOf } from './principal.js';
 import { DashboardSessions } from './sessions.js';
@@ -53,8 +53,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
     next();
   });
   if (options.railRoutes !== null) app.use(options.railRoutes);
-  app.use('/v1', credentialBeforeBody(engine, sessions));
-  app.use(jsonBody());
+  app.use(bodiesOnlyFromKnownCallers(engine, sessions));
+  app.use('/v1', jsonBody());
 
   const deps: RouteDeps = {
     engine,

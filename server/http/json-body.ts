@@ -11,16 +11,21 @@ export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
 /** A body-parser failure of Coffer's own reading, by the `type` errors.ts maps to a code. */
 const refusal = (type: string) => Object.assign(new Error(type), { type });
 
+/** The refusal of a body past `limit` bytes, said in KiB. */
+const tooLarge = (limit: number) => new CofferError('body_too_large', `the request body is larger than ${limit / 1024} KiB`);
+
 /**
  * A body declared larger than the limit is refused before a byte of it is read, and the connection
  * closed with the answer: body-parser would first read off all that was declared, so a client that
  * declares much and sends nothing held the request until the server's request timeout.
  */
-const declaredTooLarge: RequestHandler = (req, res, next) => {
-  if (Number(req.headers['content-length']) <= JSON_BODY_LIMIT_BYTES || req.headers['content-length'] === undefined) return next();
-  res.setHeader('Connection', 'close');
-  sendError(res, new CofferError('body_too_large', 'the request body is larger than 64 KiB'));
-};
+export const declaredTooLarge =
+  (limit: number): RequestHandler =>
+  (req, res, next) => {
+    if (Number(req.headers['content-length']) <= limit || req.headers['content-length'] === undefined) return next();
+    res.setHeader('Connection', 'close');
+    sendError(res, tooLarge(limit));
+  };
 
 /**
  * A body that goes on past the limit (chunked, its length never declared) is refused as soon as it
@@ -29,24 +34,26 @@ const declaredTooLarge: RequestHandler = (req, res, next) => {
  * Counted as sent: a compressed body counts by its bytes on the wire. body-parser, a second reader of
  * the stream, judges the body it inflates; what it parses after this answer goes no further (namesOnce).
  */
-const stopsPastTheLimit: RequestHandler = (req, res, next) => {
-  let read = 0;
-  const count = (chunk: Buffer) => {
-    read += chunk.length;
-    if (read <= JSON_BODY_LIMIT_BYTES) return;
-    req.off('data', count);
-    // Security invariant: answered already (body-parser refused the charset or encoding before
-    // reading, and the body kept coming), nothing more is written: a second answer threw in this
-    // listener and ended the server, for a request no key was needed to send (helper 191).
-    if (res.headersSent) return;
-    res.setHeader('Connection', 'close');
-    sendError(res, new CofferError('body_too_large', 'the request body is larger than 64 KiB'));
+export const stopsPastTheLimit =
+  (limit: number): RequestHandler =>
+  (req, res, next) => {
+    let read = 0;
+    const count = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read <= limit) return;
+      req.off('data', count);
+      // Security invariant: answered already (body-parser refused the charset or encoding before
+      // reading, and the body kept coming), nothing more is written: a second answer threw in this
+      // listener and ended the server, for a request no key was needed to send (helper 191).
+      if (res.headersSent) return;
+      res.setHeader('Connection', 'close');
+      sendError(res, tooLarge(limit));
+    };
+    req.on('data', count);
+    // Done with once answered: nothing of the body is for it after that.
+    res.once('finish', () => req.off('data', count));
+    next();
   };
-  req.on('data', count);
-  // Done with once answered: nothing of the body is for it after that.
-  res.once('finish', () => req.off('data', count));
-  next();
-};
 
 /**
  * Every body read as JSON whatever its Content-Type (curl -d sends form encoding by default), and as
@@ -82,12 +89,13 @@ export function jsonBody(): RequestHandler[] {
     );
   };
   const bodiless = new Set(['GET', 'HEAD']);
+  const counted = stopsPastTheLimit(JSON_BODY_LIMIT_BYTES);
   return [
-    declaredTooLarge,
+    declaredTooLarge(JSON_BODY_LIMIT_BYTES),
     (req, res, next) =>
       bodiless.has(req.method)
         ? next()
-        : cutOff(req, res, (error) => (error ? next(error) : stopsPastTheLimit(req, res, () => parse(req, res, next)))),
+        : cutOff(req, res, (error) => (error ? next(error) : counted(req, res, () => parse(req, res, next)))),
     namesOnce,
   ];
 }

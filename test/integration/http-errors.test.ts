@@ -490,6 +490,31 @@ describe('HTTP errors and guards', () => {
           `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10000\r\n{"service":`,
       );
       expectRawError(chunkedAnswer, 401, 'unauthorized');
+      // Outside /v1 no route takes a body; the two endpoints that sign nobody in take 4 KiB, and only
+      // on POST (helper 206: the same 60 KB were read there, and on any path outside /v1).
+      for (const [target, status, code] of [
+        ['/nothing', 404, 'not_found'],
+        ['//v1/agents/deploy', 404, 'not_found'],
+        ['/v1/session', 413, 'body_too_large'],
+        ['/v1/Link-Sessions/', 413, 'body_too_large'],
+      ] as const) {
+        const answer = await overSocket(
+          t.server.port,
+          `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"loginToken":"`,
+        );
+        expectRawError(answer, status, code);
+        expect(answer.head).toMatch(/\r\nconnection: close/i);
+      }
+      const chunkedSignIn = await overSocket(
+        t.server.port,
+        `POST /v1/session HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2000\r\n{"loginToken":"${'x'.repeat(6000)}`,
+      );
+      expectRawError(chunkedSignIn, 413, 'body_too_large');
+      const put = await overSocket(
+        t.server.port,
+        `PUT /v1/session HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{`,
+      );
+      expectRawError(put, 401, 'unauthorized');
       // The two endpoints that sign nobody in still read what they are sent.
       expectError(await t.api('POST', '/v1/session', { key: null, body: { loginToken: 'none' } }), 410, 'link_expired');
       expect((await t.api('POST', '/v1/link-sessions', { key: null, body: {} })).status).toBe(200);
@@ -601,9 +626,9 @@ describe('HTTP errors and guards', () => {
       // Suggesting the name it meant compared all 60 kB with each field: the heap ran out, and the
       // server died, for a body no key was needed to send.
       const long = 'a'.repeat(60_000);
-      const asked = await raw(t, 'POST', '/v1/session', {
-        body: JSON.stringify({ [long]: 1 }),
-        headers: { 'content-type': 'application/json' },
+      const asked = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
+        body: JSON.stringify({ agentId: 'long-field', dailyBudget: '1', maxPerPayment: '1', [long]: 1 }),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${t.ownerKey}` },
       });
       expectRawError(asked, 400, 'invalid_request');
       expect((asked.json as { error: string }).error).toContain(`unknown field "${'a'.repeat(60)}"`);
