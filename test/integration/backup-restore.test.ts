@@ -10,6 +10,7 @@ import type { SecretBackend } from '../../server/keys/secret-backend.js';
 import { restoreBackupFile } from '../../server/backup/restore-file.js';
 import { openSecretBackend } from '../../server/keys/open-secret-backend.js';
 import { lockDataDir } from '../../server/boot/data-dir-lock.js';
+import { openConnection } from '../../server/store/sqlite-driver.js';
 import { shellCommand } from '../../server/boot/cli-invocation.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { FakeImageProvider } from '../fixtures/fake-image-provider.js';
@@ -357,11 +358,8 @@ describe('a backup taken while money moves on an RPC cluster restores, and recon
 
   it('a payment and an allocation in flight at the backup are settled from the chain after the restore, once', async () => {
     const scratch = tempDataDir();
-    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    let t = await cofferOnCluster(cluster);
     try {
-      cluster.airdrop(t.owner);
-      await cluster.depositFromOutside(t.owner, micro('100'));
-      await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
       const alpha = await fundedAgent(t, 'alpha', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00' });
       await deployAgent(t, 'beta');
       expect((await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '1.00', currency: 'USDC' })).status).toBe(200);
@@ -384,28 +382,18 @@ describe('a backup taken while money moves on an RPC cluster restores, and recon
         beta: (await t.api('GET', t.withOwner('/v1/agents/beta/balance'))).body.balance,
       };
       expect(balances).toEqual({ alpha: '7.00', beta: '3.00' });
-      await t.stop();
-      rmSync(t.dataDir, { recursive: true, force: true });
-
-      const dataDir = join(scratch, 'restored');
-      await restoreBackupFile({
-        file,
-        dataDir,
-        network: 'localnet',
-        keyStore: 'file',
-        passphrase: async () => PASSPHRASE,
-        log: () => undefined,
+      let pendingInCopy = {};
+      let sendsBefore = 0;
+      t = await restoredOnCluster(t, file, scratch, cluster, {}, (dataDir) => {
+        const copied = openConnection(join(dataDir, 'coffer.db'), { readonly: true });
+        pendingInCopy = {
+          payments: copied.prepare("SELECT COUNT(*) FROM payments WHERE status = 'pending'").pluck().get(),
+          allocations: copied.prepare("SELECT COUNT(*) FROM allocations WHERE status = 'pending'").pluck().get(),
+        };
+        copied.close();
+        sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
       });
-      const copied = (await import('../../server/store/sqlite-driver.js')).openConnection(join(dataDir, 'coffer.db'), { readonly: true });
-      const pendingInCopy = {
-        payments: copied.prepare("SELECT COUNT(*) FROM payments WHERE status = 'pending'").pluck().get(),
-        allocations: copied.prepare("SELECT COUNT(*) FROM allocations WHERE status = 'pending'").pluck().get(),
-      };
-      copied.close();
       expect(pendingInCopy).toEqual({ payments: 1, allocations: 1 });
-
-      const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
-      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address });
       expect(t.coffer.reconciled).toMatchObject({ confirmed: 2, failed: 0, stillPending: 0 });
       expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
       expect({
@@ -423,6 +411,51 @@ describe('a backup taken while money moves on an RPC cluster restores, and recon
   });
 });
 
+/** A Coffer on `cluster`, its treasury holding 100 USDC and SOL for fees, the unlisted seller an account. */
+async function cofferOnCluster(cluster: TestCluster, more: Partial<Parameters<typeof startCoffer>[0]> = {}): Promise<TestCoffer> {
+  const t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address, ...more });
+  cluster.airdrop(t.owner);
+  await cluster.depositFromOutside(t.owner, micro('100'));
+  await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
+  return t;
+}
+
+/** A backup file of `t` written into `scratch`: its path. */
+async function backupInto(t: TestCoffer, scratch: string): Promise<string> {
+  const { response, bytes, fileName } = await downloadBackup(t);
+  expect(response.status, bytes.toString().slice(0, 300)).toBe(200);
+  const file = join(scratch, fileName!);
+  writeFileSync(file, bytes);
+  return file;
+}
+
+/**
+ * `t` stopped and its data dir gone (the old computer), then `file` restored into a new data dir in
+ * `scratch` (`beforeStart` may change its ledger first) and started on `cluster`.
+ */
+async function restoredOnCluster(
+  t: TestCoffer,
+  file: string,
+  scratch: string,
+  cluster: TestCluster,
+  more: Partial<Parameters<typeof startCoffer>[0]> = {},
+  beforeStart?: (dataDir: string) => void,
+): Promise<TestCoffer> {
+  await t.stop();
+  rmSync(t.dataDir, { recursive: true, force: true });
+  const dataDir = join(scratch, 'restored');
+  await restoreBackupFile({
+    file,
+    dataDir,
+    network: 'localnet',
+    keyStore: 'file',
+    passphrase: async () => PASSPHRASE,
+    log: () => undefined,
+  });
+  beforeStart?.(dataDir);
+  return startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address, ...more });
+}
+
 describe('a held payment the old Coffer paid after its backup, approved again on the restored Coffer (an RPC cluster)', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
@@ -432,20 +465,14 @@ describe('a held payment the old Coffer paid after its backup, approved again on
 
   it('is recorded with the transaction that paid it, not paid again; one the old Coffer never paid is paid once', async () => {
     const scratch = tempDataDir();
-    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    let t = await cofferOnCluster(cluster);
     try {
-      cluster.airdrop(t.owner);
-      await cluster.depositFromOutside(t.owner, micro('100'));
-      await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
       const alpha = await fundedAgent(t, 'alpha', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00', askAbove: '1.00' });
       const paidThere = await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '2.00', currency: 'USDC' });
       const leftWaiting = await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '1.50', currency: 'USDC' });
       const readLate = await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '1.25', currency: 'USDC' });
       expect([paidThere.status, leftWaiting.status, readLate.status]).toEqual([202, 202, 202]);
-      const { response, bytes, fileName } = await downloadBackup(t);
-      expect(response.status, bytes.toString().slice(0, 300)).toBe(200);
-      const file = join(scratch, fileName!);
-      writeFileSync(file, bytes);
+      const file = await backupInto(t, scratch);
       // The old Coffer goes on after the file: the owner's yes there pays the first request.
       const yesThere = await t.api('POST', t.withOwner(`/v1/approvals/${paidThere.body.approvalId}/approve`));
       expect(yesThere.status, JSON.stringify(yesThere.body)).toBe(200);
@@ -454,19 +481,7 @@ describe('a held payment the old Coffer paid after its backup, approved again on
       expect((await t.api('POST', t.withOwner(`/v1/approvals/${readLate.body.approvalId}/approve`))).status).toBe(200);
       const lateTx = (await t.api('GET', t.withOwner(`/v1/approvals/${readLate.body.approvalId}`))).body.result.txSignature as string;
       expect((await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance).toBe('6.75');
-      await t.stop();
-      rmSync(t.dataDir, { recursive: true, force: true });
-
-      const dataDir = join(scratch, 'restored');
-      await restoreBackupFile({
-        file,
-        dataDir,
-        network: 'localnet',
-        keyStore: 'file',
-        passphrase: async () => PASSPHRASE,
-        log: () => undefined,
-      });
-      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address });
+      t = await restoredOnCluster(t, file, scratch, cluster);
       const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
       // Restored, both requests wait again; the owner approves the first again.
       const yesHere = await t.api('POST', t.withOwner(`/v1/approvals/${paidThere.body.approvalId}/approve`));
@@ -514,40 +529,22 @@ describe('a held payment the old Coffer paid after its backup, approved again on
 
   it('is found past a provider that caps its pages and a hold dated by a clock minutes ahead (helper 205)', async () => {
     const scratch = tempDataDir();
-    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    let t = await cofferOnCluster(cluster);
     try {
-      cluster.airdrop(t.owner);
-      await cluster.depositFromOutside(t.owner, micro('100'));
-      await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
       const gamma = await fundedAgent(t, 'gamma', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00', askAbove: '1.00' });
       const held = await pay(t, 'gamma', gamma.apiKey, { ...UNLISTED_API, amount: '2.00', currency: 'USDC' });
-      const { bytes, fileName } = await downloadBackup(t);
-      const file = join(scratch, fileName!);
-      writeFileSync(file, bytes);
+      const file = await backupInto(t, scratch);
       expect((await t.api('POST', t.withOwner(`/v1/approvals/${held.body.approvalId}/approve`))).status).toBe(200);
       const paidTx = (await t.api('GET', t.withOwner(`/v1/approvals/${held.body.approvalId}`))).body.result.txSignature as string;
       // Newer history in the wallet's account, past a page of two.
       await cluster.depositFromOutside(gamma.walletAddress, 1_000n);
       await cluster.depositFromOutside(gamma.walletAddress, 1_000n);
-      await t.stop();
-      rmSync(t.dataDir, { recursive: true, force: true });
-
-      const dataDir = join(scratch, 'restored');
-      await restoreBackupFile({
-        file,
-        dataDir,
-        network: 'localnet',
-        keyStore: 'file',
-        passphrase: async () => PASSPHRASE,
-        log: () => undefined,
+      t = await restoredOnCluster(t, file, scratch, cluster, {}, (dataDir) => {
+        // The old Coffer's clock was five minutes ahead of the cluster's when it held the payment.
+        const ledger = openConnection(join(dataDir, 'coffer.db'), { fileMustExist: true });
+        ledger.prepare('UPDATE transfers SET created_at = created_at + 300000 WHERE id = ?').run(held.body.paymentId);
+        ledger.close();
       });
-      // The old Coffer's clock was five minutes ahead of the cluster's when it held the payment.
-      const ledger = (await import('../../server/store/sqlite-driver.js')).openConnection(join(dataDir, 'coffer.db'), {
-        fileMustExist: true,
-      });
-      ledger.prepare('UPDATE transfers SET created_at = created_at + 300000 WHERE id = ?').run(held.body.paymentId);
-      ledger.close();
-      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address });
       const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
       cluster.listingCap = 2;
       const yes = await t.api('POST', t.withOwner(`/v1/approvals/${held.body.approvalId}/approve`));
@@ -568,36 +565,20 @@ describe('a held payment the old Coffer paid after its backup, approved again on
   it('an image bought on the old Coffer is recorded with its task, not bought again', async () => {
     const scratch = tempDataDir();
     const provider = await new FakeImageProvider().start();
-    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address, imageProviderUrl: provider.url });
+    let t = await cofferOnCluster(cluster, { imageProviderUrl: provider.url });
     try {
-      cluster.airdrop(t.owner);
-      await cluster.depositFromOutside(t.owner, micro('100'));
       const delta = await fundedAgent(t, 'delta', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00', askAbove: '0.01' });
       const held = await t.api('POST', t.withOwner('/v1/agents/delta/generate'), {
         key: delta.apiKey,
         body: { prompt: 'a lighthouse', modelId: 'flux-pro', resolution: '2k' },
       });
       expect(held.status, JSON.stringify(held.body)).toBe(202);
-      const { bytes, fileName } = await downloadBackup(t);
-      const file = join(scratch, fileName!);
-      writeFileSync(file, bytes);
+      const file = await backupInto(t, scratch);
       expect((await t.api('POST', t.withOwner(`/v1/approvals/${held.body.approvalId}/approve`))).status).toBe(200);
       const paymentId = (await t.api('GET', t.withOwner(`/v1/approvals/${held.body.approvalId}`))).body.paymentId as string;
       const paidTx = t.coffer.db.prepare('SELECT tx_signature FROM transfers WHERE id = ?').pluck().get(paymentId) as string;
       expect(typeof paidTx).toBe('string');
-      await t.stop();
-      rmSync(t.dataDir, { recursive: true, force: true });
-
-      const dataDir = join(scratch, 'restored');
-      await restoreBackupFile({
-        file,
-        dataDir,
-        network: 'localnet',
-        keyStore: 'file',
-        passphrase: async () => PASSPHRASE,
-        log: () => undefined,
-      });
-      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address, imageProviderUrl: provider.url });
+      t = await restoredOnCluster(t, file, scratch, cluster, { imageProviderUrl: provider.url });
       // The image's price went to the treasury: the deposit watcher sees it first.
       await t.coffer.engine.pollDeposits(t.owner);
       const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
@@ -617,18 +598,13 @@ describe('a held payment the old Coffer paid after its backup, approved again on
 
   it('paid to the treasury and seen first as a deposit, it is the payment, once; a payment naming it in its memo is not it', async () => {
     const scratch = tempDataDir();
-    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    let t = await cofferOnCluster(cluster);
     try {
-      cluster.airdrop(t.owner);
-      await cluster.depositFromOutside(t.owner, micro('100'));
-      await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
       const beta = await fundedAgent(t, 'beta', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00', askAbove: '1.00' });
       const toTreasury = await pay(t, 'beta', beta.apiKey, { service: 'test-api', recipient: t.owner, amount: '2.00', currency: 'USDC' });
       const named = await pay(t, 'beta', beta.apiKey, { ...UNLISTED_API, amount: '1.50', currency: 'USDC' });
       expect([toTreasury.status, named.status], JSON.stringify(toTreasury.body)).toEqual([202, 202]);
-      const { bytes, fileName } = await downloadBackup(t);
-      const file = join(scratch, fileName!);
-      writeFileSync(file, bytes);
+      const file = await backupInto(t, scratch);
       expect((await t.api('POST', t.withOwner(`/v1/approvals/${toTreasury.body.approvalId}/approve`))).status).toBe(200);
       const treasuryTx = (await t.api('GET', t.withOwner(`/v1/approvals/${toTreasury.body.approvalId}`))).body.result.txSignature as string;
       // Another payment of the same amount to the same recipient, its memo the held one's reference.
@@ -640,19 +616,7 @@ describe('a held payment the old Coffer paid after its backup, approved again on
         nonce: `coffer:${named.body.paymentId}`,
       });
       expect(decoy.status, JSON.stringify(decoy.body)).toBe(200);
-      await t.stop();
-      rmSync(t.dataDir, { recursive: true, force: true });
-
-      const dataDir = join(scratch, 'restored');
-      await restoreBackupFile({
-        file,
-        dataDir,
-        network: 'localnet',
-        keyStore: 'file',
-        passphrase: async () => PASSPHRASE,
-        log: () => undefined,
-      });
-      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address });
+      t = await restoredOnCluster(t, file, scratch, cluster);
       const recordedAs = () => t.coffer.db.prepare('SELECT kind FROM transfers WHERE tx_signature = ?').pluck().all(treasuryTx) as string[];
       // The deposit watcher reads the treasury's account before the owner says yes again.
       await t.coffer.engine.pollDeposits(t.owner);

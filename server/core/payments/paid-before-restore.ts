@@ -39,8 +39,9 @@ export function beforeHeldPaymentYes(ctx: EngineContext, approval: ApprovalRecor
   const search = { from: addressOn(ctx, agent.walletAddress, held.rail), to: held.recipient, amount: held.amount };
   // Looked for from a day before the hold: the Coffer that wrote the file dated it by its own clock,
   // which may run ahead of the chain's by more than a little (helper 205: five minutes ahead, the
-  // search stopped short of the payment and it was paid again). Entries are read only where their
-  // memos name the payment, so the wider window costs listings, not reads.
+  // search stopped short of the payment and it was paid again). An entry the RPC lists with memos
+  // that do not name the payment is not read; one listed with none (a deposit from outside, or any
+  // entry on a node that lists no memos) is, and counts against the search's reads (helper 207).
   const since = held.createdAt - OLD_CLOCK_MARGIN_MS;
   return chain.sentWithReference({ ...search, memo: held.memo, reference: held.id, since }).then(
     (found) => {

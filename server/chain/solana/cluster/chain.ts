@@ -275,20 +275,8 @@ export class RpcChain implements Chain {
     // payment out of sight. What cannot be read in one round keeps the payment pending.
     const account = await usdcTokenAccount(address(this.usdc), address(sent.payer));
     const from = BigInt(Math.floor((sent.since - 120_000) / 1000));
-    let before: string | undefined;
     let checked = 0;
-    for (let page = 0; page < PAYER_SIGNED_PAGES; page += 1) {
-      const listed = await call(() =>
-        this.rpc
-          .getSignaturesForAddress(account, {
-            limit: 1_000,
-            commitment: 'confirmed',
-            ...(before === undefined ? {} : { before: toSignature(before) }),
-          })
-          .send(),
-      );
-      // The account's whole history is read only once a page comes back empty: a provider that caps
-      // its pages answers fewer than asked with more before them (a landed payment was dropped so).
+    for await (const listed of this.signaturePages(account, PAYER_SIGNED_PAGES)) {
       if (listed.length === 0) return expired ? { state: 'dropped' } : { state: 'unknown' };
       // Once it can no longer land, it is in no block past its last valid one: a busy payer's newer
       // transactions are passed over by their blocks' height, not read one by one (they would use up
@@ -301,7 +289,6 @@ export class RpcChain implements Chain {
         const found = await check(entry.signature);
         if (found !== null) return found;
       }
-      before = listed[listed.length - 1]?.signature;
     }
     return { state: 'unknown' };
   }
@@ -312,20 +299,8 @@ export class RpcChain implements Chain {
     const recipientAccount = await usdcTokenAccount(usdc, address(sent.to));
     // Clocks differ between the machine that held it and the cluster: a little before.
     const from = BigInt(Math.floor((sent.since - 120_000) / 1000));
-    let before: string | undefined;
     let read = 0;
-    for (let page = 0; page < REFERENCE_PAGES; page += 1) {
-      const listed = await call(() =>
-        this.rpc
-          .getSignaturesForAddress(account, {
-            limit: 1_000,
-            commitment: 'confirmed',
-            ...(before === undefined ? {} : { before: toSignature(before) }),
-          })
-          .send(),
-      );
-      // Only a page with nothing past the last one says the history is read whole: a provider that
-      // caps its pages (or a node behind) answers fewer than asked with more before them (helper 205).
+    for await (const listed of this.signaturePages(account, REFERENCE_PAGES)) {
       if (listed.length === 0) return { state: 'none' };
       for (const entry of listed) {
         if (entry.blockTime !== null && entry.blockTime < from) return { state: 'none' };
@@ -354,9 +329,32 @@ export class RpcChain implements Chain {
         if (paid)
           return { state: 'found', txSignature: entry.signature, at: found.blockTime === null ? null : Number(found.blockTime) * 1000 };
       }
-      before = listed[listed.length - 1]?.signature;
     }
     return { state: 'unknown' };
+  }
+
+  /**
+   * An account's signatures, newest first, in pages of up to 1,000, for at most `pages` pages. The
+   * last page yielded is empty where the whole history was read: only an empty page says so, since a
+   * provider that caps its pages (or a node behind) answers fewer than asked with more before them (an
+   * x402 payment that landed was failed `dropped` so, and a payment made before a restore paid again).
+   */
+  private async *signaturePages(account: Address, pages: number) {
+    let before: string | undefined;
+    for (let page = 0; page < pages; page += 1) {
+      const listed = await call(() =>
+        this.rpc
+          .getSignaturesForAddress(account, {
+            limit: 1_000,
+            commitment: 'confirmed',
+            ...(before === undefined ? {} : { before: toSignature(before) }),
+          })
+          .send(),
+      );
+      yield listed;
+      if (listed.length === 0) return;
+      before = listed[listed.length - 1]?.signature;
+    }
   }
 
   /**
